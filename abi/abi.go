@@ -1,0 +1,78 @@
+// Package abi is the contract between the wasmstream host and its guests:
+// the ABI version, the names of imports and exports, the error-code registry
+// and the byte encodings that cross the boundary. It is specified in ABI.md.
+//
+// The package is pure Go with no dependencies so that the host and the Go
+// SDK (GOOS=wasip1) share one definition.
+package abi
+
+// Version is the ABI version this package describes. A guest returns it from
+// ExportABIVersion; the host refuses any other value at load time.
+const Version = 1
+
+// ImportModule is the module name of every host function.
+const ImportModule = "wasmstream"
+
+// Guest exports. Every operator module exports all four.
+const (
+	// ExportABIVersion: () -> i32. Returns the ABI version the guest was built for.
+	ExportABIVersion = "ws_abi_version"
+	// ExportAlloc: (size i32) -> i32. Returns a pointer to at least size bytes
+	// that stay valid until the next call of ExportAlloc.
+	ExportAlloc = "ws_alloc"
+	// ExportInit: (cfg_ptr i32, cfg_len i32) -> i32. Called once per instance
+	// with the operator's config bytes. 0 or a negative error code.
+	ExportInit = "ws_init"
+	// ExportProcess: (batch_ptr i32, batch_len i32) -> i32. Processes one batch.
+	// 0 or a negative error code.
+	ExportProcess = "ws_process"
+	// ExportMemory is the guest's linear memory.
+	ExportMemory = "memory"
+	// ExportWASIInitialize is the reactor initialiser of WASI modules (Go,
+	// C with -mexec-model=reactor). The host calls it first when present.
+	ExportWASIInitialize = "_initialize"
+)
+
+// RequiredExports lists the exports a module must have to load.
+var RequiredExports = []string{ExportABIVersion, ExportAlloc, ExportInit, ExportProcess, ExportMemory}
+
+// Host functions, all in ImportModule.
+const (
+	// FuncRecordNext: () -> i32. Advances to the next record of the batch:
+	// 1 when there is one (state calls now address its key), 0 at the end.
+	FuncRecordNext = "record_next"
+	// FuncStateGet: (name_ptr, name_len, out_ptr, out_cap i32) -> i32.
+	FuncStateGet = "state_get"
+	// FuncStatePut: (name_ptr, name_len, val_ptr, val_len i32) -> i32.
+	FuncStatePut = "state_put"
+	// FuncStateDelete: (name_ptr, name_len i32) -> i32.
+	FuncStateDelete = "state_delete"
+	// FuncEmit: (out_ptr, out_len, key_ptr, key_len, val_ptr, val_len, hdr_ptr, hdr_len i32) -> i32.
+	FuncEmit = "emit"
+	// FuncLog: (level, msg_ptr, msg_len i32) -> ().
+	FuncLog = "log"
+	// FuncEventTime: () -> i64. Event time of the current record, Unix nanoseconds.
+	FuncEventTime = "event_time"
+	// FuncProcessingTime: () -> i64. Host clock when the batch started, Unix nanoseconds.
+	FuncProcessingTime = "processing_time"
+)
+
+// Limits that are part of the contract.
+const (
+	// MaxStateNameLen is the longest state name in bytes. Names are opaque bytes;
+	// the SDKs build map-state entries as name 0x00 mapKey.
+	MaxStateNameLen = 1024
+	// MaxOutputNameLen is the longest output name in bytes.
+	MaxOutputNameLen = 255
+	// DefaultMaxValueLen is the default largest state value or emitted value.
+	DefaultMaxValueLen = 1 << 20
+)
+
+// Log levels accepted by FuncLog.
+const (
+	LogTrace = 0
+	LogDebug = 1
+	LogInfo  = 2
+	LogWarn  = 3
+	LogError = 4
+)
