@@ -1,0 +1,222 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmstream/wasmstream/abi"
+)
+
+// Module is a compiled operator module that passed validation. It is the
+// template from which instances are made.
+type Module struct {
+	rt       *Runtime
+	compiled wazero.CompiledModule
+	name     string
+	hash     string
+	size     int
+}
+
+// Hash returns the module's SHA-256 in hex: its version.
+func (m *Module) Hash() string { return m.hash }
+
+// Size returns the module's size in bytes.
+func (m *Module) Size() int { return m.size }
+
+// Name returns the operator name given to Compile.
+func (m *Module) Name() string { return m.name }
+
+var i32, i64 = api.ValueTypeI32, api.ValueTypeI64
+
+// exportSignatures are the required guest exports with their signatures.
+var exportSignatures = map[string]signature{
+	abi.ExportABIVersion: {nil, []api.ValueType{i32}},
+	abi.ExportAlloc:      {[]api.ValueType{i32}, []api.ValueType{i32}},
+	abi.ExportInit:       {[]api.ValueType{i32, i32}, []api.ValueType{i32}},
+	abi.ExportProcess:    {[]api.ValueType{i32, i32}, []api.ValueType{i32}},
+}
+
+type signature struct{ params, results []api.ValueType }
+
+func (s signature) matches(d api.FunctionDefinition) bool {
+	return equalTypes(s.params, d.ParamTypes()) && equalTypes(s.results, d.ResultTypes())
+}
+
+func (s signature) String() string {
+	return fmt.Sprintf("(%s) -> (%s)", typeNames(s.params), typeNames(s.results))
+}
+
+// Compile compiles and validates wasm for the operator called name: it must
+// be WebAssembly, import only what the host provides, export the ABI's
+// functions and memory with the right signatures, and report ABI version
+// abi.Version. Errors wrap ErrInvalidModule, ErrUnknownImport,
+// ErrMissingExport or ErrABIVersion and say what to change.
+func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
+	sum := sha256.Sum256(wasm)
+	m := &Module{rt: r, name: name, hash: hex.EncodeToString(sum[:]), size: len(wasm)}
+	compiled, err := r.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, &GuestError{Kind: ErrInvalidModule, Operator: name, Record: -1,
+			Detail: err.Error() + " (build it as a WebAssembly module, e.g. GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", Cause: err}
+	}
+	m.compiled = compiled
+	if err := m.validate(ctx); err != nil {
+		_ = compiled.Close(ctx)
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Module) validate(ctx context.Context) error {
+	if err := m.checkImports(); err != nil {
+		return err
+	}
+	if err := m.checkExports(); err != nil {
+		return err
+	}
+	return m.checkABIVersion(ctx)
+}
+
+func (m *Module) checkImports() error {
+	var unknown []string
+	for _, d := range m.compiled.ImportedFunctions() {
+		mod, fn, _ := d.Import()
+		if !importAllowed(mod, fn, d) {
+			unknown = append(unknown, fmt.Sprintf("%s.%s%s", mod, fn, signature{d.ParamTypes(), d.ResultTypes()}))
+		}
+	}
+	if len(m.compiled.ImportedMemories()) > 0 {
+		unknown = append(unknown, "an imported memory (the module must define and export its own)")
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	return &GuestError{Kind: ErrUnknownImport, Operator: m.name, Record: -1,
+		Detail: strings.Join(unknown, ", ") + "; the host provides module " + abi.ImportModule + " (see abi/ABI.md), wasi_snapshot_preview1 and env.abort"}
+}
+
+func importAllowed(mod, fn string, d api.FunctionDefinition) bool {
+	switch mod {
+	case "wasi_snapshot_preview1":
+		return true // wazero resolves these and fails instantiation on a bad name
+	case abi.ImportModule:
+		sig, ok := hostSignatures[fn]
+		return ok && sig.matches(d)
+	case "env":
+		return fn == "abort" && envAbortSignature.matches(d)
+	}
+	return false
+}
+
+func (m *Module) checkExports() error {
+	exports := m.compiled.ExportedFunctions()
+	var problems []string
+	for _, name := range sortedKeys(exportSignatures) {
+		want := exportSignatures[name]
+		d, ok := exports[name]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s%s is not exported", name, want))
+		case !want.matches(d):
+			problems = append(problems, fmt.Sprintf("%s has signature %s, want %s", name, signature{d.ParamTypes(), d.ResultTypes()}, want))
+		}
+	}
+	if _, ok := m.compiled.ExportedMemories()[abi.ExportMemory]; !ok {
+		problems = append(problems, `memory "memory" is not exported`)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &GuestError{Kind: ErrMissingExport, Operator: m.name, Record: -1,
+		Detail: strings.Join(problems, "; ") + " (build with a wasmstream SDK, which provides them)"}
+}
+
+// checkABIVersion instantiates the module once, without init, and asks it.
+func (m *Module) checkABIVersion(ctx context.Context) error {
+	inst, err := m.instantiateRaw(ctx)
+	if err != nil {
+		return err
+	}
+	defer inst.Close(ctx)
+	res, err := inst.ExportedFunction(abi.ExportABIVersion).Call(ctx)
+	if err != nil {
+		return &GuestError{Kind: ErrTrap, Operator: m.name, Record: -1, Func: abi.ExportABIVersion, Detail: err.Error(), Cause: err}
+	}
+	if got := int32(res[0]); got != abi.Version {
+		return &GuestError{Kind: ErrABIVersion, Operator: m.name, Record: -1,
+			Detail: fmt.Sprintf("module was built for ABI v%d, this host speaks v%d; rebuild it with an SDK for ABI v%d", got, abi.Version, abi.Version)}
+	}
+	return nil
+}
+
+// instantiateRaw makes an anonymous instance and runs its WASI reactor
+// initialiser, if any. Start functions other than the wasm start section
+// are not run: operators are reactors.
+func (m *Module) instantiateRaw(ctx context.Context) (api.Module, error) {
+	return m.instantiate(ctx, io.Discard)
+}
+
+// instantiate is instantiateRaw with the guest's stdout and stderr captured
+// into w (Go guests print their panic message there).
+func (m *Module) instantiate(ctx context.Context, w io.Writer) (api.Module, error) {
+	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions().WithStderr(w).WithStdout(w)
+	inst, err := m.rt.rt.InstantiateModule(ctx, m.compiled, cfg)
+	if err != nil {
+		return nil, classifyInstantiate(m.name, err)
+	}
+	if fn := inst.ExportedFunction(abi.ExportWASIInitialize); fn != nil {
+		if _, err := fn.Call(ctx); err != nil {
+			_ = inst.Close(ctx)
+			return nil, &GuestError{Kind: ErrInit, Operator: m.name, Record: -1, Func: abi.ExportWASIInitialize, Detail: err.Error(), Cause: err}
+		}
+	}
+	return inst, nil
+}
+
+func classifyInstantiate(op string, err error) error {
+	kind := ErrInit
+	if strings.Contains(err.Error(), "not exported in module") || strings.Contains(err.Error(), "import") {
+		kind = ErrUnknownImport
+	}
+	return &GuestError{Kind: kind, Operator: op, Record: -1, Detail: "instantiate: " + err.Error(), Cause: err}
+}
+
+// Close releases the compiled code.
+func (m *Module) Close(ctx context.Context) error { return m.compiled.Close(ctx) }
+
+func equalTypes(a, b []api.ValueType) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func typeNames(ts []api.ValueType) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = api.ValueTypeName(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,117 @@
+// Package host runs operator modules in wazero sandboxes: compilation and its
+// cache, validation against the ABI, instance lifecycle, the host functions
+// of ABI v1 and the sandbox limits (memory pages, per-batch deadline).
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Engine selects wazero's execution engine.
+type Engine string
+
+const (
+	// EngineCompiler compiles to native code (default; fastest).
+	EngineCompiler Engine = "compiler"
+	// EngineInterpreter interprets; portable, used by conformance runs.
+	EngineInterpreter Engine = "interpreter"
+)
+
+// DefaultMemoryPages is the default per-instance memory limit (32 MiB).
+const DefaultMemoryPages = 512
+
+// RuntimeConfig configures one Runtime. The zero value is usable.
+type RuntimeConfig struct {
+	// CacheDir holds compiled code across runs; "" disables the disk cache.
+	CacheDir string
+	// MemoryLimitPages caps every instance's linear memory (64 KiB pages).
+	MemoryLimitPages uint32
+	// Engine is compiler (default) or interpreter.
+	Engine Engine
+}
+
+// Runtime owns a wazero runtime with the wasmstream host module and WASI
+// (without files, network, wall clock or entropy: wazero's defaults are
+// deterministic fakes, which keeps replays deterministic).
+type Runtime struct {
+	rt     wazero.Runtime
+	cfg    RuntimeConfig
+	closer func() error
+}
+
+// NewRuntime builds a runtime. Each operator gets its own runtime because the
+// memory limit is a runtime-wide setting in wazero; they share the disk cache.
+func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
+	if cfg.MemoryLimitPages == 0 {
+		cfg.MemoryLimitPages = DefaultMemoryPages
+	}
+	rc, err := runtimeConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var cache wazero.CompilationCache
+	if cfg.CacheDir != "" {
+		if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
+			return nil, fmt.Errorf("compilation cache %s: %w", cfg.CacheDir, err)
+		}
+		if cache, err = wazero.NewCompilationCacheWithDir(cfg.CacheDir); err != nil {
+			return nil, fmt.Errorf("compilation cache %s: %w", cfg.CacheDir, err)
+		}
+		rc = rc.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	r := &Runtime{rt: rt, cfg: cfg, closer: func() error { return nil }}
+	if cache != nil {
+		r.closer = func() error { return cache.Close(ctx) }
+	}
+	if err := r.instantiateImports(ctx); err != nil {
+		_ = r.Close(ctx)
+		return nil, err
+	}
+	return r, nil
+}
+
+func runtimeConfig(cfg RuntimeConfig) (wazero.RuntimeConfig, error) {
+	var rc wazero.RuntimeConfig
+	switch cfg.Engine {
+	case "", EngineCompiler:
+		rc = wazero.NewRuntimeConfigCompiler()
+	case EngineInterpreter:
+		rc = wazero.NewRuntimeConfigInterpreter()
+	default:
+		return nil, fmt.Errorf("unknown engine %q: use %q or %q", cfg.Engine, EngineCompiler, EngineInterpreter)
+	}
+	// CloseOnContextDone is the only way to stop a runaway loop; it costs
+	// about a microsecond per guest call, which batching amortises.
+	return rc.WithMemoryLimitPages(cfg.MemoryLimitPages).WithCloseOnContextDone(true), nil
+}
+
+func (r *Runtime) instantiateImports(ctx context.Context) error {
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r.rt); err != nil {
+		return fmt.Errorf("instantiate WASI: %w", err)
+	}
+	if _, err := hostModule(r.rt).Instantiate(ctx); err != nil {
+		return fmt.Errorf("instantiate host module: %w", err)
+	}
+	if _, err := envModule(r.rt).Instantiate(ctx); err != nil {
+		return fmt.Errorf("instantiate env module: %w", err)
+	}
+	return nil
+}
+
+// MemoryLimitPages returns the effective page limit.
+func (r *Runtime) MemoryLimitPages() uint32 { return r.cfg.MemoryLimitPages }
+
+// Close releases the runtime, its instances and the cache handle.
+func (r *Runtime) Close(ctx context.Context) error {
+	err := r.rt.Close(ctx)
+	if cerr := r.closer(); err == nil {
+		err = cerr
+	}
+	return err
+}
