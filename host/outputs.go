@@ -19,7 +19,7 @@ type outputBuffer struct {
 }
 
 type outputSpan struct {
-	output, record, seq int
+	output, record, seq        int
 	start, keyEnd, valEnd, end int
 }
 
