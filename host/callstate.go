@@ -31,6 +31,10 @@ type callState struct {
 	logs    int // log lines in this call
 	dropped int // log lines dropped in this call
 	procNs  int64
+	// lastError is the last error-level log line of record lastErrorRec:
+	// the reason the guest gives when it then rejects that record.
+	lastError    string
+	lastErrorRec int
 	fault   error // first misuse or host-side error; aborts the call
 }
 

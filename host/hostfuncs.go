@@ -186,7 +186,11 @@ func logLine(ctx context.Context, mod api.Module, stack []uint64) {
 	if cs.phase == phaseProcess && cs.cursor >= 0 && cs.cursor < len(cs.records) {
 		args = append(args, "record", cs.cursor)
 	}
-	cs.inst.logger.Log(guestLevel(int32(stack[0])), string(msg), args...)
+	level := guestLevel(int32(stack[0]))
+	if level == hclog.Error && cs.phase == phaseProcess {
+		cs.lastError, cs.lastErrorRec = string(msg), cs.cursor
+	}
+	cs.inst.logger.Log(level, string(msg), args...)
 }
 
 func guestLevel(l int32) hclog.Level {

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -172,9 +173,12 @@ func (inst *Instance) rejected(ctx context.Context, rc abi.Code, record, n int) 
 		record = n - 1
 	}
 	e := &GuestError{Kind: ErrRecordFailed, Operator: inst.cfg.Operator, Record: record, Func: abi.ExportProcess, Code: rc}
+	if inst.cs.lastErrorRec == record && record >= 0 {
+		e.Detail = inst.cs.lastError
+	}
 	if rc != abi.ErrGuestRecord {
 		e.Kind = ErrTrap
-		e.Detail = "ws_process returned an error code"
+		e.Detail = strings.TrimPrefix(e.Detail+"; ws_process returned an error code", "; ")
 		inst.Close(ctx)
 	}
 	return e
@@ -228,6 +232,7 @@ func (inst *Instance) grow(ctx context.Context, size uint32) error {
 func (inst *Instance) call(ctx context.Context, ph phase, fn api.Function, params ...uint64) (abi.Code, error) {
 	cs := &inst.cs
 	cs.phase, cs.cursor, cs.emitted, cs.logs, cs.dropped, cs.fault = ph, -1, 0, 0, 0, nil
+	cs.lastError, cs.lastErrorRec = "", -1
 	cs.procNs = inst.cfg.Clock().UnixNano()
 	ctx, cancel := context.WithTimeout(ctx, inst.cfg.BatchTimeout)
 	defer cancel()

@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// ConnectClient connects a command-line client (publish, read) to the
+// pipeline's NATS: the configured server; else the embedded server of a
+// running pipeline on 127.0.0.1:<embedded_port>; else a temporary embedded
+// server on the pipeline's store, so records can be published before the
+// first run. Declared streams are ensured either way.
+func ConnectClient(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (*natsio.Conn, error) {
+	s := cfg.Server
+	opts := natsio.ServerOptions{
+		URL: s.URL, CredentialsFile: s.Credentials, User: s.User, Password: s.Password, Token: s.Token,
+		EmbeddedPort: s.EmbeddedPort, StoreDir: filepath.Join(cfg.DataDir, "jetstream"), Logger: logger.Named("nats"),
+	}
+	if opts.URL == "" && embeddedRunning(s.EmbeddedPort) {
+		opts.URL = "nats://127.0.0.1:" + strconv.Itoa(s.EmbeddedPort)
+		logger.Debug("using the running pipeline's embedded server", "url", opts.URL)
+	}
+	conn, err := natsio.Connect(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range cfg.Streams {
+		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage}
+		if _, err := conn.EnsureStream(ctx, spec); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("%s: stream %q: %w", config.Pos(st.Range), st.Name, err)
+		}
+	}
+	return conn, nil
+}
+
+func embeddedRunning(port int) bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 500*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
+}

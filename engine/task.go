@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/natsio"
+	"github.com/wasmstream/wasmstream/state"
+)
+
+// task is one parallel instance of an operator: its own wazero instance and
+// the state backend of its key-group range. One goroutine drives it.
+type task struct {
+	op      *operator
+	index   int
+	backend *state.Backend
+	inst    *host.Instance
+	in      chan taskItem
+	logger  hclog.Logger
+
+	hostRecs []host.Record
+	hdrBuf   []byte
+
+	processed atomic.Uint64
+	emitted   atomic.Uint64
+	dead      atomic.Uint64
+	restarts  atomic.Uint64
+}
+
+// taskItem is either a chunk of records or a sync request.
+type taskItem struct {
+	records []inputRecord
+	sync    *syncRequest
+}
+
+func (t *task) run(ctx context.Context) error {
+	for item := range t.in {
+		if item.sync != nil {
+			item.sync.done(t.flush(item.sync))
+			continue
+		}
+		if err := t.processChunk(ctx, item.records); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// processChunk feeds a chunk to the guest in batches of the operator's size.
+func (t *task) processChunk(ctx context.Context, recs []inputRecord) error {
+	size := t.op.cfg.Limits.BatchSize
+	for start := 0; start < len(recs); start += size {
+		end := min(start+size, len(recs))
+		if err := t.processBatch(ctx, recs[start:end]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// processBatch runs a batch; a record that makes the guest fail is isolated
+// to the dead-letter subject and the rest of the batch runs again (the failed
+// attempt's state writes and outputs were discarded).
+func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
+	recs = t.op.p.skipDeadLettered(t.op, recs)
+	for len(recs) > 0 {
+		outs, err := t.inst.Process(ctx, t.toHost(recs))
+		if err == nil {
+			t.processed.Add(uint64(len(recs)))
+			return t.publish(ctx, recs, outs)
+		}
+		var ge *host.GuestError
+		if !errors.As(err, &ge) {
+			return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
+		}
+		bad := max(ge.Record, 0)
+		if err := t.deadLetter(ctx, &recs[bad], ge); err != nil {
+			return err
+		}
+		if err := t.replaceInstanceIfClosed(ctx); err != nil {
+			return err
+		}
+		recs = append(recs[:bad:bad], recs[bad+1:]...)
+	}
+	return nil
+}
+
+func (t *task) toHost(recs []inputRecord) []host.Record {
+	t.hostRecs, t.hdrBuf = t.hostRecs[:0], t.hdrBuf[:0]
+	for i := range recs {
+		var hr host.Record
+		hr, t.hdrBuf = toHostRecord(&recs[i], t.hdrBuf)
+		t.hostRecs = append(t.hostRecs, hr)
+	}
+	return t.hostRecs
+}
+
+func (t *task) publish(ctx context.Context, recs []inputRecord, outs []host.Output) error {
+	for i := range outs {
+		o := &outs[i]
+		r := &recs[o.Record]
+		sink := t.op.sinks[o.Output]
+		msg := natsio.OutMessage{
+			Subject: sink.cfg.Subject,
+			MsgID:   outputMsgID(t.op.p.cfg.Name, t.op.cfg.Name, t.op.p.sources[r.source].cfg.Name, r.msg.Sequence, o.Seq),
+			Data:    append([]byte(nil), o.Value...),
+			Header:  natsHeader(o.Headers),
+		}
+		if len(o.Key) > 0 {
+			if msg.Header == nil {
+				msg.Header = nats.Header{}
+			}
+			msg.Header.Set("Wasmstream-Key", string(o.Key))
+		}
+		if err := t.op.p.sink.Publish(ctx, msg); err != nil {
+			return fmt.Errorf("operator %q: publish to sink %q (subject %s): %w", t.op.cfg.Name, sink.cfg.Name, sink.cfg.Subject, err)
+		}
+	}
+	t.emitted.Add(uint64(len(outs)))
+	return nil
+}
+
+func (t *task) deadLetter(ctx context.Context, r *inputRecord, ge *host.GuestError) error {
+	t.dead.Add(1)
+	return t.op.p.deadLetter(ctx, t.op, t.op.p.sources[r.source], r.msg, ge.Error())
+}
+
+func (t *task) replaceInstanceIfClosed(ctx context.Context) error {
+	if !t.inst.Closed() {
+		return nil
+	}
+	t.restarts.Add(1)
+	inst, err := t.op.newInstance(ctx, t.backend, t.logger)
+	if err != nil {
+		return fmt.Errorf("operator %q task %d: recreate instance after a fault: %w", t.op.cfg.Name, t.index, err)
+	}
+	t.inst = inst
+	return nil
+}
+
+// flush writes the task's dirty state into the sync's batch.
+func (t *task) flush(s *syncRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := t.backend.FlushTo(s.batch)
+	return err
+}

@@ -1,0 +1,76 @@
+// Package testutil holds helpers shared by tests and benchmarks: building Go
+// guest modules and picking free ports.
+package testutil
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var buildMu sync.Mutex
+
+// GoGuest builds the Go guest package pkg (a path relative to the module
+// root, e.g. "./examples/payment-risk/operator") for wasip1 as a reactor and
+// returns the path of the .wasm file. Builds are cached per process.
+func GoGuest(tb testing.TB, pkg string) string {
+	tb.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	root := ModuleRoot(tb)
+	sum := sha256.Sum256([]byte(root + "|" + pkg))
+	out := filepath.Join(os.TempDir(), "wasmstream-guests-"+strconvPID(), hex.EncodeToString(sum[:8])+".wasm")
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("build Go guest %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}
+
+// GoGuestBytes is GoGuest returning the module's bytes.
+func GoGuestBytes(tb testing.TB, pkg string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(GoGuest(tb, pkg))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// ModuleRoot returns the directory of the repository's go.mod.
+func ModuleRoot(tb testing.TB) string {
+	tb.Helper()
+	b, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		tb.Fatalf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(b)))
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(tb testing.TB) int {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func strconvPID() string { return strconv.Itoa(os.Getpid()) }
