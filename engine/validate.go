@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/engine/config"
 )

@@ -35,7 +35,7 @@ type callState struct {
 	// the reason the guest gives when it then rejects that record.
 	lastError    string
 	lastErrorRec int
-	fault   error // first misuse or host-side error; aborts the call
+	fault        error // first misuse or host-side error; aborts the call
 }
 
 type ctxKey struct{}
