@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sort"
 	"strconv"
 
 	"github.com/nats-io/nats.go"
@@ -30,9 +31,18 @@ const (
 // toHostRecord converts without copying payloads.
 func toHostRecord(r *inputRecord, hdrBuf []byte) (host.Record, []byte) {
 	start := len(hdrBuf)
-	for name, values := range r.msg.Header {
-		for _, v := range values {
-			hdrBuf = abi.AppendHeader(hdrBuf, name, v)
+	if len(r.msg.Header) > 0 {
+		// Sorted: nats.Header is a map, and a replay must hand the guest
+		// the same bytes.
+		names := make([]string, 0, len(r.msg.Header))
+		for name := range r.msg.Header {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			for _, v := range r.msg.Header[name] {
+				hdrBuf = abi.AppendHeader(hdrBuf, name, v)
+			}
 		}
 	}
 	return host.Record{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/engine/config"
 	"github.com/wasmstream/wasmstream/natsio"
+	"github.com/wasmstream/wasmstream/state"
 )
 
 // source reads one JetStream source and routes its records to the tasks of
@@ -65,6 +66,9 @@ func (s *source) route(ctx context.Context, msgs []natsio.Message) error {
 		for i := range msgs {
 			m := &msgs[i]
 			key, err := c.op.keyer.Extract(m.Subject, m.Header, m.Data)
+			if err == nil && len(key) > state.MaxKeyLen {
+				err = fmt.Errorf("key of %d bytes is over the %d-byte limit", len(key), state.MaxKeyLen)
+			}
 			if err != nil {
 				if err := s.p.keyFailure(ctx, c.op, s, m, err); err != nil {
 					return err

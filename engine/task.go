@@ -69,6 +69,7 @@ func (t *task) processChunk(ctx context.Context, recs []inputRecord) error {
 // attempt's state writes and outputs were discarded).
 func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
 	recs = t.op.p.skipDeadLettered(t.op, recs)
+	retried := false
 	for len(recs) > 0 {
 		outs, err := t.inst.Process(ctx, t.toHost(recs))
 		if err == nil {
@@ -79,14 +80,22 @@ func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
 		if !errors.As(err, &ge) {
 			return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
 		}
-		bad := max(ge.Record, 0)
-		if err := t.deadLetter(ctx, &recs[bad], ge); err != nil {
-			return err
-		}
 		if err := t.replaceInstanceIfClosed(ctx); err != nil {
 			return err
 		}
-		recs = append(recs[:bad:bad], recs[bad+1:]...)
+		if ge.Record < 0 {
+			// No record was current: blaming one would dead-letter an
+			// innocent record. Retry once on a fresh instance, then stop.
+			if retried {
+				return fmt.Errorf("operator %q task %d fails outside any record, twice in a row; fix the operator: %w", t.op.cfg.Name, t.index, err)
+			}
+			retried = true
+			continue
+		}
+		if err := t.deadLetter(ctx, &recs[ge.Record], ge); err != nil {
+			return err
+		}
+		recs = append(recs[:ge.Record:ge.Record], recs[ge.Record+1:]...)
 	}
 	return nil
 }

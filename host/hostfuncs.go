@@ -143,7 +143,8 @@ func (cs *callState) emit(mod api.Module, stack []uint64) abi.Code {
 	if !ok {
 		return abi.ErrUnknownOutput
 	}
-	if uint32(stack[3]) > uint32(cfg.MaxValueLen) || uint32(stack[5]) > uint32(cfg.MaxValueLen) || uint32(stack[7]) > uint32(cfg.MaxValueLen) {
+	limit := int64(cfg.MaxValueLen)
+	if int64(uint32(stack[3])) > limit || int64(uint32(stack[5])) > limit || int64(uint32(stack[7])) > limit {
 		return abi.ErrTooLarge
 	}
 	key := cs.read(mod, abi.FuncEmit, stack[2], stack[3])

@@ -152,6 +152,7 @@ func TestHostileGuestsGiveTypedErrors(t *testing.T) {
 		{"trap", 32, false, ErrTrap, abi.OK, abi.ExportProcess, 0},
 		{"trap in init", 33, true, ErrInit, abi.OK, abi.ExportInit, -1},
 		{"init rejects config", 34, true, ErrInit, abi.ErrGuestConfig, abi.ExportInit, -1},
+		{"returns before visiting every record", 36, false, ErrABIMisuse, abi.ErrNoRecord, abi.ExportProcess, -1},
 	}
 	for _, engine := range engines {
 		rt := newTestRuntime(t, engine, 64)
@@ -312,6 +313,23 @@ func TestInvalidModulesAreRejectedAtCompile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Guest code that runs during validation (start section, _initialize) is
+// under a deadline too: a loop there cannot hang the host.
+func TestLoopDuringValidationTimesOut(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, RuntimeConfig{ValidationTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	for _, name := range []string{"startloop.wasm", "initloop.wasm"} {
+		_, err := rt.Compile(ctx, "looper", readFixture(t, name))
+		if !errors.Is(err, ErrTimeout) {
+			t.Errorf("%s: got %v, want ErrTimeout", name, err)
+		}
 	}
 }
 

@@ -101,7 +101,9 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig, st KeyedSt
 		inst.outputIndex[name] = i
 	}
 	inst.cs = callState{inst: inst, cursor: -1}
-	guest, err := m.instantiate(ctx, inst.stderr)
+	ictx, cancel := context.WithTimeout(ctx, cfg.BatchTimeout)
+	defer cancel()
+	guest, err := m.instantiate(ictx, inst.stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +159,12 @@ func (inst *Instance) Process(ctx context.Context, recs []Record) ([]Output, err
 		return nil, err
 	}
 	inst.cs.records = nil
+	if rc == abi.OK && record < len(recs)-1 {
+		inst.state.RollbackBatch()
+		inst.Close(ctx)
+		return nil, &GuestError{Kind: ErrABIMisuse, Operator: inst.cfg.Operator, Record: -1, Func: abi.ExportProcess, Code: abi.ErrNoRecord,
+			Detail: "ws_process returned 0 after visiting " + itoa(int64(record+1)) + " of " + itoa(int64(len(recs))) + " records; it must call record_next until it returns 0"}
+	}
 	if rc != abi.OK {
 		inst.state.RollbackBatch()
 		return nil, inst.rejected(ctx, rc, record, len(recs))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -141,6 +142,8 @@ func (m *Module) checkExports() error {
 
 // checkABIVersion instantiates the module once, without init, and asks it.
 func (m *Module) checkABIVersion(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, m.rt.cfg.ValidationTimeout)
+	defer cancel()
 	inst, err := m.instantiateRaw(ctx)
 	if err != nil {
 		return err
@@ -148,7 +151,7 @@ func (m *Module) checkABIVersion(ctx context.Context) error {
 	defer inst.Close(ctx)
 	res, err := inst.ExportedFunction(abi.ExportABIVersion).Call(ctx)
 	if err != nil {
-		return &GuestError{Kind: ErrTrap, Operator: m.name, Record: -1, Func: abi.ExportABIVersion, Detail: err.Error(), Cause: err}
+		return &GuestError{Kind: trapOrTimeout(err), Operator: m.name, Record: -1, Func: abi.ExportABIVersion, Detail: err.Error(), Cause: err}
 	}
 	if got := int32(res[0]); got != abi.Version {
 		return &GuestError{Kind: ErrABIVersion, Operator: m.name, Record: -1,
@@ -175,7 +178,11 @@ func (m *Module) instantiate(ctx context.Context, w io.Writer) (api.Module, erro
 	if fn := inst.ExportedFunction(abi.ExportWASIInitialize); fn != nil {
 		if _, err := fn.Call(ctx); err != nil {
 			_ = inst.Close(ctx)
-			return nil, &GuestError{Kind: ErrInit, Operator: m.name, Record: -1, Func: abi.ExportWASIInitialize, Detail: err.Error(), Cause: err}
+			kind := trapOrTimeout(err)
+			if kind == ErrTrap {
+				kind = ErrInit
+			}
+			return nil, &GuestError{Kind: kind, Operator: m.name, Record: -1, Func: abi.ExportWASIInitialize, Detail: err.Error(), Cause: err}
 		}
 	}
 	return inst, nil
@@ -183,10 +190,20 @@ func (m *Module) instantiate(ctx context.Context, w io.Writer) (api.Module, erro
 
 func classifyInstantiate(op string, err error) error {
 	kind := ErrInit
-	if strings.Contains(err.Error(), "not exported in module") || strings.Contains(err.Error(), "import") {
+	if errors.Is(err, context.DeadlineExceeded) {
+		kind = ErrTimeout
+	} else if strings.Contains(err.Error(), "not exported in module") || strings.Contains(err.Error(), "import") {
 		kind = ErrUnknownImport
 	}
 	return &GuestError{Kind: kind, Operator: op, Record: -1, Detail: "instantiate: " + err.Error(), Cause: err}
+}
+
+// trapOrTimeout classifies a failed guest call made under a deadline.
+func trapOrTimeout(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return ErrTrap
 }
 
 // Close releases the compiled code.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -33,7 +34,13 @@ type RuntimeConfig struct {
 	MemoryLimitPages uint32
 	// Engine is compiler (default) or interpreter.
 	Engine Engine
+	// ValidationTimeout bounds the guest code run while a module is
+	// validated: its start section, _initialize and ws_abi_version.
+	ValidationTimeout time.Duration
 }
+
+// DefaultValidationTimeout is the default RuntimeConfig.ValidationTimeout.
+const DefaultValidationTimeout = 10 * time.Second
 
 // Runtime owns a wazero runtime with the wasmstream host module and WASI
 // (without files, network, wall clock or entropy: wazero's defaults are
@@ -49,6 +56,9 @@ type Runtime struct {
 func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
 	if cfg.MemoryLimitPages == 0 {
 		cfg.MemoryLimitPages = DefaultMemoryPages
+	}
+	if cfg.ValidationTimeout <= 0 {
+		cfg.ValidationTimeout = DefaultValidationTimeout
 	}
 	rc, err := runtimeConfig(cfg)
 	if err != nil {

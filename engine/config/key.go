@@ -1,0 +1,59 @@
+package config
+
+import "github.com/hashicorp/hcl/v2"
+
+// maxSubjectToken bounds key.subject_token; subjects with more tokens are not realistic.
+const maxSubjectToken = 255
+
+// operatorBlocks reads an operator's key block (exactly one) and limits block (at most one).
+func (d *decoder) operatorBlocks(op *hcl.Block, blocks hcl.Blocks, owner string) (Key, Limits) {
+	var key Key
+	limits := defaultLimits()
+	var seenKey, seenLimits bool
+	for _, b := range blocks {
+		switch {
+		case b.Type == "key" && seenKey, b.Type == "limits" && seenLimits:
+			d.errorf(b.DefRange, "%s: %s: only one %s block is allowed; remove this one", owner, b.Type, b.Type)
+		case b.Type == "key":
+			seenKey, key = true, d.decodeKey(b, owner)
+		case b.Type == "limits":
+			seenLimits, limits = true, d.decodeLimits(b, owner)
+		}
+	}
+	if !seenKey {
+		d.errorf(op.DefRange, "%s: key block is required; add e.g. key { json_field = \"account\" } (or subject_token, or header)", owner)
+	}
+	return key, limits
+}
+
+// decodeKey reads a key block, which must set exactly one way to find the key.
+func (d *decoder) decodeKey(b *hcl.Block, owner string) Key {
+	a, _ := d.body(b, keySchema, owner+": key")
+	var set []string
+	for _, name := range []string{"json_field", "subject_token", "header"} {
+		if a.has(name) {
+			if len(set) > 0 {
+				a.errorf(name, "%s is already set; keep exactly one of json_field, subject_token or header", set[0])
+			}
+			set = append(set, name)
+		}
+	}
+	if len(set) == 0 {
+		d.errorf(b.DefRange, "%s: key: set exactly one of json_field, subject_token or header", owner)
+	}
+	var k Key
+	if f, st := a.str("json_field"); st == present {
+		if !validJSONField(f) {
+			a.errorf("json_field", "%q is not a field path; use a top-level field name or a dotted path such as \"customer.id\"", f)
+		}
+		k.JSONField = f
+	}
+	k.SubjectToken = int(a.integer("subject_token", 1, maxSubjectToken, 0))
+	if h, st := a.str("header"); st == present {
+		if !validHeaderName(h) {
+			a.errorf("header", "%q is not a header name; header names cannot contain spaces or ':'", h)
+		}
+		k.Header = h
+	}
+	return k
+}

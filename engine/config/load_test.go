@@ -1,0 +1,320 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the .golden files of testdata/diagnostics")
+
+// TestDiagnosticsGolden loads every file of testdata/diagnostics and compares all its
+// diagnostics, in order and word for word, with the .golden file beside it. The absolute
+// directory of the test data is written $DIR so that the files do not depend on the checkout.
+func TestDiagnosticsGolden(t *testing.T) {
+	t.Setenv("WASMSTREAM_TEST_UNSET_VARIABLE", "")
+	os.Unsetenv("WASMSTREAM_TEST_UNSET_VARIABLE")
+	files, err := filepath.Glob("testdata/diagnostics/*.hcl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test files: %v", err)
+	}
+	dir, err := filepath.Abs("testdata/diagnostics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			p, diags, err := Load(file)
+			checkContract(t, p, diags, err)
+			got := strings.ReplaceAll(diags.Error(), dir, "$DIR") + "\n"
+			golden := strings.TrimSuffix(file, ".hcl") + ".golden"
+			if *rewrite {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestDiagnosticsGolden -rewrite to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("diagnostics differ from %s\n--- got\n%s--- want\n%s", golden, got, want)
+			}
+		})
+	}
+}
+
+// checkContract asserts what Parse promises whatever the input.
+func checkContract(t *testing.T, p *Pipeline, diags Diagnostics, err error) {
+	t.Helper()
+	if (err != nil) != diags.HasErrors() {
+		t.Fatalf("err = %v but diagnostics have errors = %v", err, diags.HasErrors())
+	}
+	if (p == nil) != (err != nil) {
+		t.Fatalf("pipeline = %v with err = %v", p != nil, err)
+	}
+	if err == nil {
+		return
+	}
+	if err.Error() != diags.Errors().Error() {
+		t.Fatalf("err prints\n%s\nwant the error diagnostics\n%s", err, diags.Errors())
+	}
+	if !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrRead) {
+		t.Fatalf("err wraps neither ErrInvalid nor ErrRead: %v", err)
+	}
+}
+
+// TestMultipleErrorsReportedTogether guards against stopping at the first problem: one file with
+// problems in every block reports each of them.
+func TestMultipleErrorsReportedTogether(t *testing.T) {
+	_, diags, err := Load("testdata/diagnostics/values.hcl")
+	if err == nil {
+		t.Fatal("values.hcl loaded without error")
+	}
+	for _, want := range []string{`name: "Payment Risk"`, `log: format:`, `stream "IN": storage:`,
+		`source "in": start_sequence:`, `operator "risk": parallelism:`, `operator "over": parallelism:`,
+		`operator "small": key: subject_token:`, `sink "exact": mode:`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing a diagnostic containing %q", want)
+		}
+	}
+	if n := len(diags.Errors()); n < 30 {
+		t.Errorf("%d errors, want every one of the 30+ problems in values.hcl", n)
+	}
+}
+
+func TestLoadValid(t *testing.T) {
+	t.Setenv("WASMSTREAM_TEST_PASSWORD", "s3cret")
+	dir, err := filepath.Abs("testdata/valid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file string
+		want func(dir string) *Pipeline
+	}{
+		{"full.hcl", wantFull},
+		{"minimal.hcl", wantMinimal},
+		{"functions.hcl", wantFunctions},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("testdata/valid", tc.file)
+			p, diags, err := Load(path)
+			if err != nil || len(diags) > 0 {
+				t.Fatalf("Load: %v, diagnostics:\n%v", err, diags)
+			}
+			src, _ := os.ReadFile(path)
+			want := tc.want(dir)
+			want.Dir, want.Text = dir, string(src)
+			comparePipelines(t, p, want)
+		})
+	}
+}
+
+// comparePipelines compares field by field so that a failure says which object differs.
+// Ranges are compared by their start line only: columns are covered by the golden tests.
+func comparePipelines(t *testing.T, got, want *Pipeline) {
+	t.Helper()
+	clearRanges(got)
+	clearRanges(want)
+	for _, f := range []struct {
+		name      string
+		got, want any
+	}{
+		{"Name", got.Name, want.Name}, {"DataDir", got.DataDir, want.DataDir}, {"Dir", got.Dir, want.Dir},
+		{"Server", got.Server, want.Server}, {"Log", got.Log, want.Log}, {"Streams", got.Streams, want.Streams},
+		{"Sources", got.Sources, want.Sources}, {"Operators", got.Operators, want.Operators},
+		{"Sinks", got.Sinks, want.Sinks}, {"Text", got.Text, want.Text},
+	} {
+		if !reflect.DeepEqual(f.got, f.want) {
+			t.Errorf("%s:\n got  %+v\n want %+v", f.name, f.got, f.want)
+		}
+	}
+}
+
+// clearRanges keeps only the line of each range, which the expected values spell out.
+func clearRanges(p *Pipeline) {
+	line := func(r *hcl.Range) { *r = hcl.Range{Start: hcl.Pos{Line: r.Start.Line}} }
+	for i := range p.Streams {
+		line(&p.Streams[i].Range)
+	}
+	for i := range p.Sources {
+		line(&p.Sources[i].Range)
+	}
+	for i := range p.Operators {
+		line(&p.Operators[i].Range)
+		line(&p.Operators[i].ModuleRange)
+	}
+	for i := range p.Sinks {
+		line(&p.Sinks[i].Range)
+	}
+}
+
+func at(line int) hcl.Range { return hcl.Range{Start: hcl.Pos{Line: line}} }
+
+func wantFull(dir string) *Pipeline {
+	return &Pipeline{
+		Name:    "payment-risk",
+		DataDir: filepath.Join(dir, "state"),
+		Server:  Server{URL: "nats://127.0.0.1:4222", Credentials: filepath.Join(dir, "secrets/risk.creds"), EmbeddedPort: 4222},
+		Log:     Log{Format: "json", Level: "debug"},
+		Streams: []Stream{
+			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Range: at(15)},
+			{Name: "RISK", Subjects: []string{"risk.>", "wasmstream.dlq.payment-risk.>"}, Storage: "memory", Range: at(21)},
+		},
+		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(26)}},
+		Operators: []Operator{{
+			Name:              "risk",
+			Module:            filepath.Join(dir, "operator/risk.wasm"),
+			Inputs:            []string{"payments"},
+			Key:               Key{JSONField: "account.id"},
+			Parallelism:       4,
+			MaxParallelism:    256,
+			Config:            []byte(`{"dedup":true}`),
+			Outputs:           map[string]string{"out": "risk-totals", "alerts": "risk-alerts"},
+			DeadLetterSubject: "wasmstream.dlq.payment-risk.risk",
+			Limits:            Limits{MemoryPages: 1024, BatchTimeout: 2 * time.Second, BatchSize: 256, MaxValueBytes: 65536, MaxEmitsPerRecord: 8},
+			Range:             at(32),
+			ModuleRange:       at(33),
+		}},
+		Sinks: []Sink{
+			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", Range: at(53)},
+			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "at_least_once", Range: at(58)},
+		},
+	}
+}
+
+// wantMinimal spells out every default.
+func wantMinimal(dir string) *Pipeline {
+	return &Pipeline{
+		Name:    "minimal",
+		DataDir: filepath.Join(dir, "data"),
+		Server:  Server{EmbeddedPort: 4222},
+		Log:     Log{Format: "text", Level: "info"},
+		Streams: []Stream{
+			{Name: "IN", Subjects: []string{"in.>"}, Storage: "file", Range: at(4)},
+			{Name: "COUNTS", Subjects: []string{"counts.>"}, Storage: "file", Range: at(8)},
+		},
+		Sources: []Source{{Name: "in", Stream: "IN", StartSequence: 1, Range: at(12)}},
+		Operators: []Operator{{
+			Name:              "count",
+			Module:            filepath.Join(dir, "count.wasm"),
+			Inputs:            []string{"in"},
+			Key:               Key{SubjectToken: 2},
+			Parallelism:       1,
+			MaxParallelism:    128,
+			Outputs:           map[string]string{"out": "counts"},
+			DeadLetterSubject: "wasmstream.dlq.minimal.count",
+			Limits:            Limits{MemoryPages: 512, BatchTimeout: 5 * time.Second, BatchSize: 512, MaxValueBytes: 1 << 20, MaxEmitsPerRecord: 64},
+			Range:             at(16),
+			ModuleRange:       at(17),
+		}},
+		Sinks: []Sink{{Name: "counts", Subject: "counts.out", Mode: "at_least_once", Range: at(25)}},
+	}
+}
+
+func wantFunctions(dir string) *Pipeline {
+	config := []byte("{\"threshold\": 1000}\n")
+	op := func(name, module string, key Key, line int) Operator {
+		return Operator{
+			Name: name, Module: module, Inputs: []string{"payments"}, Key: key,
+			Parallelism: 1, MaxParallelism: 128, Config: config,
+			Outputs:           map[string]string{"out": "totals"},
+			DeadLetterSubject: "wasmstream.dlq.functions." + name,
+			Limits:            defaultLimits(),
+			Range:             at(line),
+			ModuleRange:       at(line + 1),
+		}
+	}
+	return &Pipeline{
+		Name:    "functions",
+		DataDir: filepath.Join(dir, "data"),
+		Server: Server{URL: "nats://10.0.0.1:4222,nats://10.0.0.2:4222", User: "risk", Password: "s3cret",
+			EmbeddedPort: 4222},
+		Log:     Log{Format: "text", Level: "info"},
+		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", StartSequence: 1, Range: at(10)}},
+		Operators: []Operator{
+			op("from-file", "/opt/operators/risk.wasm", Key{Header: "Account"}, 14),
+			op("from-config-file", filepath.Join(dir, "risk.wasm"), Key{JSONField: "account"}, 24),
+		},
+		Sinks: []Sink{{Name: "totals", Subject: "risk.totals", Mode: "at_least_once", Range: at(34)}},
+	}
+}
+
+// TestDefaultsMatchConstants ties the minimal file's expected values to the exported defaults,
+// so that changing a default without updating the expectations fails.
+func TestDefaultsMatchConstants(t *testing.T) {
+	op := wantMinimal("/").Operators[0]
+	if op.Parallelism != DefaultParallelism || op.MaxParallelism != DefaultMaxParallelism ||
+		op.Limits != defaultLimits() || DefaultMemoryPages*wasmPageBytes != 32<<20 {
+		t.Errorf("defaults out of step: %+v", op)
+	}
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	for _, tc := range []struct {
+		path  string
+		is    error
+		wantS string
+	}{
+		{"testdata/no-such.hcl", fs.ErrNotExist, "testdata/no-such.hcl: cannot read the pipeline config: no such file or directory"},
+		{"testdata", ErrRead, "testdata: cannot read the pipeline config: not a regular file"},
+	} {
+		p, diags, err := Load(tc.path)
+		checkContract(t, p, diags, err)
+		if err == nil || err.Error() != tc.wantS {
+			t.Errorf("Load(%s) = %v, want %s", tc.path, err, tc.wantS)
+		}
+		if !errors.Is(err, tc.is) || !errors.Is(err, ErrRead) {
+			t.Errorf("Load(%s): %v does not wrap %v and ErrRead", tc.path, err, tc.is)
+		}
+	}
+}
+
+// TestParseRelativeToFilename checks that Parse resolves paths against the directory of the
+// name it is given, not the working directory.
+func TestParseRelativeToFilename(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "guest.json"), []byte(`{"a":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("testdata/valid/minimal.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = []byte(strings.Replace(string(src), `outputs = { out = "counts" }`,
+		`outputs = { out = "counts" }`+"\n  config_file = \"guest.json\"", 1))
+	p, _, err := Parse(src, filepath.Join(dir, "pipeline.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Dir != dir || p.DataDir != filepath.Join(dir, "data") || p.Operators[0].Module != filepath.Join(dir, "count.wasm") {
+		t.Errorf("paths not resolved against %s: %+v", dir, p)
+	}
+	if string(p.Operators[0].Config) != `{"a":1}` {
+		t.Errorf("config_file read %q", p.Operators[0].Config)
+	}
+}
+
+func TestLookups(t *testing.T) {
+	p, _, err := Load("testdata/valid/full.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Stream("RISK") != &p.Streams[1] || p.Source("payments") != &p.Sources[0] ||
+		p.Operator("risk") != &p.Operators[0] || p.Sink("risk-alerts") != &p.Sinks[1] {
+		t.Error("a lookup did not return the declared object")
+	}
+	if p.Stream("risk") != nil || p.Source("x") != nil || p.Operator("") != nil || p.Sink("risk.totals") != nil {
+		t.Error("a lookup of an undeclared name returned an object")
+	}
+}

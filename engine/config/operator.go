@@ -1,0 +1,128 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// addOperator reads an operator block and appends it unless its name is taken. Whether its
+// inputs and outputs name declared objects is checked once every block is read.
+func (d *decoder) addOperator(p *Pipeline, b *hcl.Block) {
+	owner := fmt.Sprintf("operator %q", b.Labels[0])
+	a, blocks := d.body(b, operatorSchema, owner)
+	d.checkObjectName(b, owner)
+	op := Operator{Name: b.Labels[0], Range: b.DefRange}
+	op.Module, op.ModuleRange = d.module(a)
+	inputs, inputRanges := operatorInputs(a)
+	op.Inputs = inputs
+	op.Parallelism, op.MaxParallelism = parallelism(a)
+	op.Config = d.guestConfig(a)
+	outputs, outputRanges := operatorOutputs(a)
+	op.Outputs = outputs
+	op.DeadLetterSubject = deadLetterSubject(a, defaultDeadLetterSubject(p.Name, op.Name))
+	op.Key, op.Limits = d.operatorBlocks(b, blocks, owner)
+	if d.declare(b) {
+		p.Operators = append(p.Operators, op)
+		d.at.inputs = append(d.at.inputs, inputRanges)
+		d.at.outputs = append(d.at.outputs, outputRanges)
+	}
+}
+
+// module returns the module's absolute path and the range of its value.
+func (d *decoder) module(a *attrs) (string, hcl.Range) {
+	module, st := a.str("module")
+	switch {
+	case st == absent:
+		a.missing("module", "give the path of the operator's .wasm file, relative to the config file")
+	case st == present && module == "":
+		a.errorf("module", "must not be empty; give the path of the operator's .wasm file, relative to the config file")
+	}
+	if module == "" {
+		return "", a.rng("module")
+	}
+	return resolve(d.dir, module), a.rng("module")
+}
+
+// operatorInputs reads the names of the sources an operator reads.
+func operatorInputs(a *attrs) ([]string, []hcl.Range) {
+	inputs, ranges, st := a.strList("inputs", "")
+	switch {
+	case st == absent:
+		a.missing("inputs", `list the sources it reads, e.g. inputs = ["payments"]`)
+	case st == present && len(inputs) == 0:
+		a.errorf("inputs", `must name at least one source, e.g. ["payments"]`)
+	}
+	seen := map[string]bool{}
+	for i, in := range inputs {
+		if seen[in] {
+			a.errorAt(ranges[i], "inputs", "source %q is listed twice; remove one", in)
+		}
+		seen[in] = true
+	}
+	return inputs, ranges
+}
+
+// parallelism reads parallelism and max_parallelism. max_parallelism is the number of key groups,
+// so parallelism cannot exceed it: a task owns at least one key group.
+func parallelism(a *attrs) (int, int) {
+	maxPar := int(a.integer("max_parallelism", 1, maxMaxParallelism, DefaultMaxParallelism))
+	par := int(a.integer("parallelism", 1, maxMaxParallelism, DefaultParallelism))
+	if par > maxPar {
+		a.errorf("parallelism", "%d exceeds max_parallelism %d; lower parallelism or raise max_parallelism", par, maxPar)
+	}
+	return par, maxPar
+}
+
+// guestConfig reads the bytes handed to the guest's init, from config or config_file.
+func (d *decoder) guestConfig(a *attrs) []byte {
+	if a.has("config") && a.has("config_file") {
+		a.errorf("config_file", "config and config_file are alternatives; keep only one")
+	}
+	var out []byte
+	v, st := a.value("config", cty.String, "a string", "; to pass structured settings write config = jsonencode({ ... })")
+	if st == present {
+		out = []byte(v.AsString())
+	}
+	if name, st := a.str("config_file"); st == present {
+		b, err := readFile(d.dir, name)
+		if err != nil {
+			d.add(Diagnostic{Severity: SeverityError, Message: a.label("config_file") + err.Error(), Range: a.rng("config_file"), Err: err})
+		}
+		out = b
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// operatorOutputs reads the map from guest output names to sink names.
+func operatorOutputs(a *attrs) (map[string]string, map[string]hcl.Range) {
+	outputs, ranges, st := a.strMap("outputs", `; write e.g. outputs = { out = "risk-totals" }`)
+	switch {
+	case st == absent:
+		a.missing("outputs", `map each guest output to a sink, e.g. outputs = { out = "risk-totals" }`)
+	case st == present && len(outputs) == 0:
+		a.errorf("outputs", `must map at least one guest output to a sink, e.g. { out = "risk-totals" }`)
+	}
+	if _, empty := outputs[""]; empty {
+		a.errorAt(ranges[""], "outputs", "an output name must not be empty; use the name the guest emits to")
+	}
+	return outputs, ranges
+}
+
+// deadLetterSubject reads where records that fault deterministically are published.
+func deadLetterSubject(a *attrs, def string) string {
+	s, st := a.str("dead_letter_subject")
+	switch {
+	case st != present:
+		return def
+	case !validSubject(s):
+		a.errorf("dead_letter_subject", "%q %s", s, subjectRule)
+	case hasWildcard(s):
+		a.errorf("dead_letter_subject", "%q contains a wildcard; dead letters are published to one literal subject such as %q", s, def)
+	}
+	return s
+}

@@ -1,0 +1,145 @@
+package config
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Pipeline is a decoded and validated config file, with every default filled in and every path
+// made absolute.
+type Pipeline struct {
+	// Name identifies the pipeline (checkpoints, dead-letter subjects, metrics): [a-z0-9_-]+.
+	Name string
+	// DataDir holds the embedded server's store and the checkpoints; absolute.
+	DataDir string
+	// Dir is the absolute directory of the config file; relative paths in it resolve here.
+	Dir    string
+	Server Server
+	Log    Log
+	// Streams, Sources, Operators and Sinks keep the order of the file.
+	Streams   []Stream
+	Sources   []Source
+	Operators []Operator
+	Sinks     []Sink
+	// Text is the file's text, kept so a run can record the config it started from. (It is not
+	// called Source because Source(name) looks up a source.)
+	Text string
+}
+
+// Server says which NATS server to use. An empty URL means an embedded JetStream server whose
+// store lives in the pipeline's data directory.
+type Server struct {
+	// URL is one NATS URL or several separated by commas.
+	URL string
+	// Credentials is the absolute path of a NATS .creds file, or empty.
+	Credentials string
+	// User and Password, or Token, authenticate to the server at URL.
+	User, Password, Token string
+	// EmbeddedPort is the client port of the embedded server.
+	EmbeddedPort int
+}
+
+// Log configures the process's log output.
+type Log struct {
+	Format string // "text" or "json"
+	Level  string // "trace", "debug", "info", "warn" or "error"
+}
+
+// Stream is a JetStream stream that the engine creates when it is missing.
+type Stream struct {
+	Name     string
+	Subjects []string
+	// DuplicateWindow is how long JetStream remembers Nats-Msg-Id values; 0 leaves the server's
+	// default (2 minutes).
+	DuplicateWindow time.Duration
+	Storage         string // "file" or "memory"
+	Range           hcl.Range
+}
+
+// Source reads one JetStream stream, optionally filtered to a subject.
+type Source struct {
+	Name    string
+	Stream  string
+	Subject string // filter; empty reads every subject of the stream
+	// StartSequence is where the first run starts; later runs resume from their checkpoint.
+	StartSequence uint64
+	Range         hcl.Range
+}
+
+// Key says where an operator finds the key of a record. Exactly one field is set.
+type Key struct {
+	JSONField    string // top-level or dotted field of a JSON payload
+	SubjectToken int    // 1-based token of the record's subject
+	Header       string // NATS header name
+}
+
+// Limits bound what one operator's guest may use.
+type Limits struct {
+	MemoryPages       uint32 // 64 KiB WebAssembly pages
+	BatchTimeout      time.Duration
+	BatchSize         int // records per guest call
+	MaxValueBytes     int // largest state value or emitted value
+	MaxEmitsPerRecord int
+}
+
+// Operator is one WebAssembly module with its inputs, key, parallelism and outputs.
+type Operator struct {
+	Name string
+	// Module is the absolute path of the .wasm file. Its existence is not checked here; the
+	// engine reports a missing module at ModuleRange.
+	Module         string
+	Inputs         []string // source names
+	Key            Key
+	Parallelism    int
+	MaxParallelism int // number of key groups; fixed for the life of the state
+	// Config is handed to the guest's init as is (from config or config_file).
+	Config []byte
+	// Outputs maps a guest output name to a sink name.
+	Outputs           map[string]string
+	DeadLetterSubject string
+	Limits            Limits
+	Range             hcl.Range
+	// ModuleRange is the module value's position, for errors the engine finds in the module.
+	ModuleRange hcl.Range
+}
+
+// Sink publishes an operator's output to a JetStream subject.
+type Sink struct {
+	Name    string
+	Subject string
+	Mode    string // "at_least_once"
+	Range   hcl.Range
+}
+
+// Stream returns the stream called name, or nil.
+func (p *Pipeline) Stream(name string) *Stream { return find(p.Streams, name, streamName) }
+
+// Source returns the source called name, or nil.
+func (p *Pipeline) Source(name string) *Source { return find(p.Sources, name, sourceName) }
+
+// Operator returns the operator called name, or nil.
+func (p *Pipeline) Operator(name string) *Operator { return find(p.Operators, name, operatorName) }
+
+// Sink returns the sink called name, or nil.
+func (p *Pipeline) Sink(name string) *Sink { return find(p.Sinks, name, sinkName) }
+
+// ModuleError reports err at the operator's module attribute, so the user sees which line named
+// the module that failed to load. errors.Is sees err through the result.
+func (o *Operator) ModuleError(err error) Diagnostic {
+	return Errorf(o.ModuleRange, "operator %q: module %q: %w", o.Name, o.Module, err)
+}
+
+func find[T any](items []T, name string, nameOf func(*T) string) *T {
+	for i := range items {
+		if nameOf(&items[i]) == name {
+			return &items[i]
+		}
+	}
+	return nil
+}
+
+func streamName(s *Stream) string     { return s.Name }
+func sourceName(s *Source) string     { return s.Name }
+func operatorName(o *Operator) string { return o.Name }
+func sinkName(s *Sink) string         { return s.Name }

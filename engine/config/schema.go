@@ -1,0 +1,52 @@
+package config
+
+import "github.com/hashicorp/hcl/v2"
+
+// The schemas list every attribute and block the file may contain. None is marked Required:
+// required settings are checked by the decoder so that the message can say how to fix them.
+// Anything not listed is an error from HCL, with a "did you mean" hint when a name is close.
+
+var fileSchema = &hcl.BodySchema{
+	Attributes: attributes("name", "data_dir"),
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "server"},
+		{Type: "log"},
+		{Type: "stream", LabelNames: []string{"name"}},
+		{Type: "source", LabelNames: []string{"name"}},
+		{Type: "operator", LabelNames: []string{"name"}},
+		{Type: "sink", LabelNames: []string{"name"}},
+	},
+}
+
+var serverSchema = &hcl.BodySchema{
+	Attributes: attributes("url", "credentials", "user", "password", "token", "embedded_port"),
+}
+
+var logSchema = &hcl.BodySchema{Attributes: attributes("format", "level")}
+
+var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage")}
+
+var sourceSchema = &hcl.BodySchema{Attributes: attributes("stream", "subject", "start_sequence")}
+
+var operatorSchema = &hcl.BodySchema{
+	Attributes: attributes("module", "inputs", "parallelism", "max_parallelism", "config",
+		"config_file", "outputs", "dead_letter_subject"),
+	Blocks: []hcl.BlockHeaderSchema{{Type: "key"}, {Type: "limits"}},
+}
+
+var keySchema = &hcl.BodySchema{Attributes: attributes("json_field", "subject_token", "header")}
+
+var limitsSchema = &hcl.BodySchema{
+	Attributes: attributes("memory_pages", "batch_timeout", "batch_size", "max_value_bytes",
+		"max_emits_per_record"),
+}
+
+var sinkSchema = &hcl.BodySchema{Attributes: attributes("subject", "mode")}
+
+func attributes(names ...string) []hcl.AttributeSchema {
+	out := make([]hcl.AttributeSchema, len(names))
+	for i, n := range names {
+		out[i] = hcl.AttributeSchema{Name: n}
+	}
+	return out
+}

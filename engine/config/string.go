@@ -1,0 +1,162 @@
+package config
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// redacted replaces secrets in the printed config.
+const redacted = "<redacted>"
+
+// String prints the effective config as HCL: every default filled in, every path absolute,
+// secrets (password, token, a password inside url) replaced by "<redacted>". It is what a run
+// records beside its checkpoints, and without secrets it reads back as the same Pipeline.
+func (p *Pipeline) String() string {
+	f := hclwrite.NewEmptyFile()
+	body := f.Body()
+	body.SetAttributeValue("name", cty.StringVal(p.Name))
+	body.SetAttributeValue("data_dir", cty.StringVal(p.DataDir))
+	body.AppendNewline()
+	p.writeServer(body.AppendNewBlock("server", nil).Body())
+	body.AppendNewline()
+	log := body.AppendNewBlock("log", nil).Body()
+	log.SetAttributeValue("format", cty.StringVal(p.Log.Format))
+	log.SetAttributeValue("level", cty.StringVal(p.Log.Level))
+	for _, s := range p.Streams {
+		writeStream(body, s)
+	}
+	for _, s := range p.Sources {
+		writeSource(body, s)
+	}
+	for _, op := range p.Operators {
+		writeOperator(body, op)
+	}
+	for _, s := range p.Sinks {
+		writeSink(body, s)
+	}
+	return string(hclwrite.Format(f.Bytes()))
+}
+
+func (p *Pipeline) writeServer(b *hclwrite.Body) {
+	s := p.Server
+	if s.URL == "" {
+		b.SetAttributeValue("embedded_port", cty.NumberIntVal(int64(s.EmbeddedPort)))
+		return
+	}
+	b.SetAttributeValue("url", cty.StringVal(redactURLs(s.URL)))
+	setIf(b, "credentials", s.Credentials)
+	setIf(b, "user", s.User)
+	if s.Password != "" {
+		b.SetAttributeValue("password", cty.StringVal(redacted))
+	}
+	if s.Token != "" {
+		b.SetAttributeValue("token", cty.StringVal(redacted))
+	}
+}
+
+func writeStream(body *hclwrite.Body, s Stream) {
+	body.AppendNewline()
+	b := body.AppendNewBlock("stream", []string{s.Name}).Body()
+	b.SetAttributeValue("subjects", stringList(s.Subjects))
+	if s.DuplicateWindow > 0 {
+		b.SetAttributeValue("duplicate_window", durationVal(s.DuplicateWindow))
+	}
+	b.SetAttributeValue("storage", cty.StringVal(s.Storage))
+}
+
+func writeSource(body *hclwrite.Body, s Source) {
+	body.AppendNewline()
+	b := body.AppendNewBlock("source", []string{s.Name}).Body()
+	b.SetAttributeValue("stream", cty.StringVal(s.Stream))
+	setIf(b, "subject", s.Subject)
+	b.SetAttributeValue("start_sequence", cty.NumberUIntVal(s.StartSequence))
+}
+
+func writeOperator(body *hclwrite.Body, op Operator) {
+	body.AppendNewline()
+	b := body.AppendNewBlock("operator", []string{op.Name}).Body()
+	b.SetAttributeValue("module", cty.StringVal(op.Module))
+	b.SetAttributeValue("inputs", stringList(op.Inputs))
+	writeKey(b.AppendNewBlock("key", nil).Body(), op.Key)
+	b.SetAttributeValue("parallelism", cty.NumberIntVal(int64(op.Parallelism)))
+	b.SetAttributeValue("max_parallelism", cty.NumberIntVal(int64(op.MaxParallelism)))
+	writeGuestConfig(b, op.Config)
+	b.SetAttributeValue("outputs", stringMap(op.Outputs))
+	b.SetAttributeValue("dead_letter_subject", cty.StringVal(op.DeadLetterSubject))
+	writeLimits(b.AppendNewBlock("limits", nil).Body(), op.Limits)
+}
+
+func writeKey(b *hclwrite.Body, k Key) {
+	setIf(b, "json_field", k.JSONField)
+	if k.SubjectToken != 0 {
+		b.SetAttributeValue("subject_token", cty.NumberIntVal(int64(k.SubjectToken)))
+	}
+	setIf(b, "header", k.Header)
+}
+
+// writeGuestConfig prints the guest's config as a string when it is text. Bytes that HCL cannot
+// hold in a string (not UTF-8) are summarised by size and hash in a comment instead.
+func writeGuestConfig(b *hclwrite.Body, config []byte) {
+	switch {
+	case len(config) == 0:
+	case utf8.Valid(config):
+		b.SetAttributeValue("config", cty.StringVal(string(config)))
+	default:
+		b.AppendUnstructuredTokens(hclwrite.Tokens{{
+			Type:  hclsyntax.TokenComment,
+			Bytes: fmt.Appendf(nil, "# config: %d bytes, not UTF-8, sha256 %x\n", len(config), sha256.Sum256(config)),
+		}})
+	}
+}
+
+func writeLimits(b *hclwrite.Body, l Limits) {
+	b.SetAttributeValue("memory_pages", cty.NumberUIntVal(uint64(l.MemoryPages)))
+	b.SetAttributeValue("batch_timeout", durationVal(l.BatchTimeout))
+	b.SetAttributeValue("batch_size", cty.NumberIntVal(int64(l.BatchSize)))
+	b.SetAttributeValue("max_value_bytes", cty.NumberIntVal(int64(l.MaxValueBytes)))
+	b.SetAttributeValue("max_emits_per_record", cty.NumberIntVal(int64(l.MaxEmitsPerRecord)))
+}
+
+func writeSink(body *hclwrite.Body, s Sink) {
+	body.AppendNewline()
+	b := body.AppendNewBlock("sink", []string{s.Name}).Body()
+	b.SetAttributeValue("subject", cty.StringVal(s.Subject))
+	b.SetAttributeValue("mode", cty.StringVal(s.Mode))
+}
+
+// setIf writes a string attribute only when it is set, so that an unset optional stays unset.
+func setIf(b *hclwrite.Body, name, value string) {
+	if value != "" {
+		b.SetAttributeValue(name, cty.StringVal(value))
+	}
+}
+
+func stringList(items []string) cty.Value {
+	if len(items) == 0 {
+		return cty.ListValEmpty(cty.String)
+	}
+	vals := make([]cty.Value, len(items))
+	for i, s := range items {
+		vals[i] = cty.StringVal(s)
+	}
+	return cty.ListVal(vals)
+}
+
+func stringMap(m map[string]string) cty.Value {
+	if len(m) == 0 {
+		return cty.MapValEmpty(cty.String)
+	}
+	vals := make(map[string]cty.Value, len(m))
+	for k, v := range m {
+		vals[k] = cty.StringVal(v)
+	}
+	return cty.MapVal(vals)
+}
+
+func durationVal(d time.Duration) cty.Value { return cty.StringVal(d.String()) }

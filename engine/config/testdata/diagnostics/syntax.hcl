@@ -1,0 +1,7 @@
+name = "broken"
+name = "again"
+
+operator "risk" {
+  module = "risk.wasm"
+  inputs = ["payments"
+}

@@ -1,0 +1,60 @@
+# Every setting written out: the reference example of docs/config.md.
+name     = "payment-risk"
+data_dir = "./state"
+
+server {
+  url         = "nats://127.0.0.1:4222"
+  credentials = "secrets/risk.creds"
+}
+
+log {
+  format = "json"
+  level  = "debug"
+}
+
+stream "PAYMENTS" {
+  subjects         = ["payments.>"]
+  duplicate_window = "2m"
+  storage          = "file"
+}
+
+stream "RISK" {
+  subjects = ["risk.>", "wasmstream.dlq.payment-risk.>"]
+  storage  = "memory"
+}
+
+source "payments" {
+  stream         = "PAYMENTS"
+  subject        = "payments.in"
+  start_sequence = 100
+}
+
+operator "risk" {
+  module = "operator/risk.wasm"
+  inputs = ["payments"]
+  key {
+    json_field = "account.id"
+  }
+  parallelism     = 4
+  max_parallelism = 256
+  config          = jsonencode({ dedup = true })
+  outputs         = { out = "risk-totals", alerts = "risk-alerts" }
+
+  dead_letter_subject = "wasmstream.dlq.payment-risk.risk"
+  limits {
+    memory_pages         = 1024
+    batch_timeout        = "2s"
+    batch_size           = 256
+    max_value_bytes      = 65536
+    max_emits_per_record = 8
+  }
+}
+
+sink "risk-totals" {
+  subject = "risk.totals"
+  mode    = "at_least_once"
+}
+
+sink "risk-alerts" {
+  subject = "risk.alerts"
+}
