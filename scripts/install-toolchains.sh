@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond Go: wabt (wat2wasm) for the
+# hand-written hostile WebAssembly modules. Safe to run again; it only
+# installs what is missing. Needs root (or sudo) on Debian/Ubuntu.
+set -euo pipefail
+
+missing=()
+command -v wat2wasm >/dev/null 2>&1 || missing+=(wabt)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  sudo="sudo"
+fi
+echo "installing: ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: installs the toolchains it needs, then every Go
+# test (unit, integration on embedded JetStream + Pebble with real guests,
+# hostile guests, fuzz seed corpora), with the race detector on the packages
+# whose concurrency matters.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/install-toolchains.sh
+export CGO_ENABLED="${CGO_ENABLED:-1}"
+
+echo "== go test ./..."
+go test -count=1 -timeout 20m ./...
+
+echo "== go test -race (engine, state, natsio)"
+go test -count=1 -race -timeout 20m ./engine/... ./state/... ./natsio/...
