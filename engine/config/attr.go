@@ -83,8 +83,8 @@ func (a *attrs) value(name string, ty cty.Type, want, hint string) (cty.Value, s
 		return cty.NilVal, absent
 	}
 	v, hds := at.Expr.Value(a.d.ctx)
+	a.d.add(fromHCL(hds, strings.TrimSuffix(a.label(name), ": "))...)
 	if hds.HasErrors() {
-		a.d.add(fromHCL(hds, strings.TrimSuffix(a.label(name), ": "))...)
 		return a.fail(name)
 	}
 	if v.IsNull() {

@@ -58,13 +58,19 @@ func (d *decoder) warnf(r hcl.Range, format string, args ...any) {
 }
 
 // decode reads the whole file. Syntax errors stop it: what follows a syntax error is guesswork
-// and would only add noise.
+// and would only add noise. So do absurd number literals, which evaluation could take hours over.
 func (d *decoder) decode(src []byte) *Pipeline {
 	p := &Pipeline{Dir: d.dir, Text: string(src)}
 	f, hds := hclsyntax.ParseConfig(src, d.filename, hcl.InitialPos)
 	if hds.HasErrors() {
 		d.add(fromHCL(hds, "")...)
 		return p
+	}
+	if body, ok := f.Body.(*hclsyntax.Body); ok {
+		if bad := checkNumberLiterals(body); len(bad) > 0 {
+			d.add(bad...)
+			return p
+		}
 	}
 	content, hds := f.Body.Content(fileSchema)
 	d.add(fromHCL(hds, "")...)

@@ -3,7 +3,7 @@ package config
 import "time"
 
 // Defaults applied when the config file leaves a setting out. docs/config.md lists the same
-// values; a test keeps the two in step.
+// values (TestDocsCoverSchema checks that every setting is documented, not the values).
 const (
 	DefaultDataDir           = "./data"
 	DefaultEmbeddedPort      = 4222

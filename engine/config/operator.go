@@ -77,25 +77,33 @@ func parallelism(a *attrs) (int, int) {
 
 // guestConfig reads the bytes handed to the guest's init, from config or config_file.
 func (d *decoder) guestConfig(a *attrs) []byte {
-	if a.has("config") && a.has("config_file") {
-		a.errorf("config_file", "config and config_file are alternatives; keep only one")
-	}
 	var out []byte
-	v, st := a.value("config", cty.String, "a string", "; to pass structured settings write config = jsonencode({ ... })")
-	if st == present {
+	v, inline := a.value("config", cty.String, "a string", "; to pass structured settings write config = jsonencode({ ... })")
+	if inline == present {
 		out = []byte(v.AsString())
 	}
-	if name, st := a.str("config_file"); st == present {
-		b, err := readFile(d.dir, name)
-		if err != nil {
-			d.add(Diagnostic{Severity: SeverityError, Message: a.label("config_file") + err.Error(), Range: a.rng("config_file"), Err: err})
-		}
-		out = b
+	name, fromFile := a.str("config_file")
+	switch {
+	case fromFile != present:
+	case inline != absent:
+		a.errorf("config_file", "config and config_file are alternatives; keep only one")
+	default:
+		out = d.readConfigFile(a, name)
 	}
 	if len(out) == 0 {
 		return nil
 	}
 	return out
+}
+
+// readConfigFile reads config_file now, so that a missing file stops the load with its position
+// rather than a task at run time.
+func (d *decoder) readConfigFile(a *attrs, name string) []byte {
+	b, err := readFile(d.dir, name)
+	if err != nil {
+		d.add(Diagnostic{Severity: SeverityError, Message: a.label("config_file") + err.Error(), Range: a.rng("config_file"), Err: err})
+	}
+	return b
 }
 
 // operatorOutputs reads the map from guest output names to sink names.

@@ -1,0 +1,60 @@
+package config
+
+import "testing"
+
+func TestValidServerURLs(t *testing.T) {
+	for s, want := range map[string]bool{
+		"nats://host:4222":                true,
+		"host:4222":                       true,
+		"tls://a:4222, nats://b:4222":     true,
+		"wss://host/ws":                   true,
+		"nats://user:pw@host:4222":        true,
+		"http://host:4222":                false,
+		"nats://":                         false,
+		"nats://a:4222,":                  false,
+		"nats://host:4222,ftp://other:21": false,
+		"nats://[::1":                     false,
+	} {
+		if got := validServerURLs(s); got != want {
+			t.Errorf("validServerURLs(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestRedactURLs(t *testing.T) {
+	for in, want := range map[string]string{
+		"nats://host:4222":                    "nats://host:4222",
+		"nats://alice:secret@host:4222":       "nats://alice:xxxxx@host:4222",
+		"nats://bob@h:1,nats://carol:pw@h2:2": "nats://bob@h:1,nats://carol:xxxxx@h2:2",
+	} {
+		if got := redactURLs(in); got != want {
+			t.Errorf("redactURLs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestServerModes: a server block without url is the embedded server, whose settings win, and
+// authentication settings meant for a remote server are dropped from it with a warning.
+func TestServerModes(t *testing.T) {
+	base := "name = \"p\"\nstream \"S\" {\n  subjects = [\"in.>\", \"out.>\"]\n}\nsource \"in\" {\n  stream  = \"S\"\n  subject = \"in.>\"\n}\n" +
+		"operator \"o\" {\n  module = \"o.wasm\"\n  inputs = [\"in\"]\n  key {\n    json_field = \"id\"\n  }\n  outputs = { out = \"out\" }\n}\n" +
+		"sink \"out\" {\n  subject = \"out.x\"\n}\n"
+	for _, tc := range []struct {
+		server   string
+		want     Server
+		warnings int
+	}{
+		{"", Server{EmbeddedPort: 4222}, 0},
+		{"server {\n  embedded_port = 14222\n}\n", Server{EmbeddedPort: 14222}, 0},
+		{"server {\n  url = \"\"\n  token = \"t\"\n}\n", Server{EmbeddedPort: 4222}, 1},
+		{"server {\n  url = \"nats://h:4222\"\n  token = \"t\"\n}\n", Server{URL: "nats://h:4222", Token: "t", EmbeddedPort: 4222}, 0},
+	} {
+		p, diags, err := Parse([]byte(base+tc.server), "/cfg/p.hcl")
+		if err != nil {
+			t.Fatalf("%q: %v", tc.server, err)
+		}
+		if p.Server != tc.want || len(diags.Warnings()) != tc.warnings {
+			t.Errorf("%q: server %+v, warnings %v; want %+v and %d warnings", tc.server, p.Server, diags, tc.want, tc.warnings)
+		}
+	}
+}
