@@ -1,0 +1,145 @@
+package natsio
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Connection tuning. Reconnects never stop: a pipeline outlives a NATS
+// restart, and the Source and Sink recover (or report) across it.
+const (
+	reconnectWait = 250 * time.Millisecond
+	// drainTimeout bounds Close when the server is unreachable.
+	drainTimeout = 10 * time.Second
+)
+
+// Conn is a connection to NATS and, when embedded, the server it owns.
+type Conn struct {
+	// NC is the core NATS connection.
+	NC *nats.Conn
+	// JS is a JetStream context on NC for stream management. Sinks use their
+	// own contexts so that their acknowledgement accounting stays separate.
+	JS jetstream.JetStream
+
+	server    *server.Server // nil when external
+	clientURL string
+	log       hclog.Logger
+	closed    chan struct{} // closed by the ClosedHandler
+	closeOnce sync.Once
+}
+
+// Connect starts the embedded server when o.URL is empty, then connects.
+// A deadline on ctx bounds the first connection attempt; later reconnects
+// never stop.
+func Connect(ctx context.Context, o ServerOptions) (*Conn, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	c := &Conn{log: o.Logger, closed: make(chan struct{})}
+	url := o.URL
+	if o.Embedded() {
+		ns, err := startEmbedded(o)
+		if err != nil {
+			return nil, err
+		}
+		c.server, url = ns, embeddedClientURL(ns)
+	}
+	c.clientURL = redactURLs(url)
+	if err := c.dial(ctx, url, o); err != nil {
+		c.shutdownServer()
+		return nil, err
+	}
+	o.Logger.Debug("connected to NATS", "server", o.String())
+	return c, nil
+}
+
+// dial connects NC and JS, giving up when ctx ends.
+func (c *Conn) dial(ctx context.Context, url string, o ServerOptions) error {
+	opts := append(authOptions(o),
+		nats.Name("wasmstream"),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(reconnectWait),
+		nats.DrainTimeout(drainTimeout),
+		nats.ClosedHandler(func(*nats.Conn) { close(c.closed) }),
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if !nc.IsClosed() && !nc.IsDraining() {
+				c.log.Warn("disconnected from NATS, reconnecting", "error", err)
+			}
+		}),
+		nats.ReconnectHandler(func(*nats.Conn) { c.log.Info("reconnected to NATS") }),
+	)
+	if d, ok := ctx.Deadline(); ok && time.Until(d) > 0 {
+		opts = append(opts, nats.Timeout(time.Until(d)))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return fmt.Errorf("%w at %s (server.url): %w", ErrConnect, redactURLs(url), err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("%w: JetStream: %w", ErrConnect, err)
+	}
+	c.NC, c.JS = nc, js
+	return nil
+}
+
+func authOptions(o ServerOptions) []nats.Option {
+	switch {
+	case o.CredentialsFile != "":
+		return []nats.Option{nats.UserCredentials(o.CredentialsFile)}
+	case o.User != "":
+		return []nats.Option{nats.UserInfo(o.User, o.Password)}
+	case o.Token != "":
+		return []nats.Option{nats.Token(o.Token)}
+	}
+	return nil
+}
+
+// ClientURL is the URL other clients (the nats CLI, wasmstream publish) can
+// use to reach the same server, with any password redacted.
+func (c *Conn) ClientURL() string { return c.clientURL }
+
+// Embedded reports whether this Conn owns an embedded server.
+func (c *Conn) Embedded() bool { return c.server != nil }
+
+// Close drains the connection (pending publishes are sent, subscriptions
+// finish their buffered messages) and then shuts the embedded server down,
+// so that its JetStream store is closed cleanly. It is safe to call twice.
+func (c *Conn) Close() {
+	c.closeOnce.Do(func() {
+		c.closeConn()
+		c.shutdownServer()
+	})
+}
+
+func (c *Conn) closeConn() {
+	if c.NC == nil {
+		return
+	}
+	if err := c.NC.Drain(); err != nil {
+		// Draining needs a live connection; while reconnecting, just close.
+		c.NC.Close()
+	}
+	select {
+	case <-c.closed:
+	case <-time.After(drainTimeout + time.Second):
+		c.NC.Close()
+	}
+}
+
+func (c *Conn) shutdownServer() {
+	if c.server == nil {
+		return
+	}
+	c.server.Shutdown()
+	c.server.WaitForShutdown()
+}

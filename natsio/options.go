@@ -1,0 +1,145 @@
+package natsio
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Defaults for the embedded server.
+const (
+	DefaultEmbeddedHost = "127.0.0.1"
+	DefaultEmbeddedPort = 4222
+	// RandomPort asks the embedded server for any free port (tests).
+	RandomPort = -1
+)
+
+// ServerOptions says where NATS is. URL == "" starts an embedded server.
+type ServerOptions struct {
+	// URL of an external server, e.g. nats://host:4222 (several may be given
+	// comma-separated). Empty means: start an embedded server in-process.
+	URL string
+	// CredentialsFile is an optional .creds file (JWT + nkey seed).
+	// Only for an external server.
+	CredentialsFile string
+	// User and Password are optional. With an embedded server they become
+	// the only account allowed to connect.
+	User, Password string
+	// Token is optional. With an embedded server it becomes the only token
+	// allowed to connect.
+	Token string
+	// EmbeddedHost is the embedded server's listen address; default
+	// "127.0.0.1" so that it is not reachable from other machines.
+	EmbeddedHost string
+	// EmbeddedPort is the embedded server's client port; 0 means the
+	// default 4222 and RandomPort (-1) any free port.
+	EmbeddedPort int
+	// StoreDir is the embedded server's JetStream store, e.g.
+	// <data_dir>/jetstream. Required when embedded.
+	StoreDir string
+	// Logger receives this package's logs; the embedded server's own logs
+	// go to its "nats-server" sub-logger. Nil discards them.
+	Logger hclog.Logger
+}
+
+// Embedded reports whether these options start an embedded server.
+func (o ServerOptions) Embedded() bool { return o.URL == "" }
+
+// withDefaults returns a copy with every unset default filled in.
+func (o ServerOptions) withDefaults() ServerOptions {
+	if o.EmbeddedHost == "" {
+		o.EmbeddedHost = DefaultEmbeddedHost
+	}
+	if o.EmbeddedPort == 0 {
+		o.EmbeddedPort = DefaultEmbeddedPort
+	}
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	return o
+}
+
+// Validate reports options that cannot work, naming the config field to fix.
+func (o ServerOptions) Validate() error {
+	if o.Password != "" && o.User == "" {
+		return fmt.Errorf("%w: server.password is set without server.user", ErrInvalidOptions)
+	}
+	if n := o.authMethods(); n > 1 {
+		return fmt.Errorf("%w: set only one of server.credentials, server.user/password and server.token (%d are set)", ErrInvalidOptions, n)
+	}
+	if o.Embedded() {
+		return o.validateEmbedded()
+	}
+	return nil
+}
+
+func (o ServerOptions) validateEmbedded() error {
+	if o.CredentialsFile != "" {
+		return fmt.Errorf("%w: server.credentials needs server.url; the embedded server supports only server.user/password or server.token", ErrInvalidOptions)
+	}
+	if o.StoreDir == "" {
+		return fmt.Errorf("%w: the embedded server needs a JetStream store directory (the data directory)", ErrInvalidOptions)
+	}
+	if o.EmbeddedPort < RandomPort || o.EmbeddedPort > 65535 {
+		return fmt.Errorf("%w: server.embedded_port %d is not a port (use 1-65535, or -1 for any free port)", ErrInvalidOptions, o.EmbeddedPort)
+	}
+	return nil
+}
+
+func (o ServerOptions) authMethods() int {
+	n := 0
+	for _, set := range []bool{o.CredentialsFile != "", o.User != "", o.Token != ""} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// String prints the options with secrets redacted, for logs and the
+// recorded effective configuration.
+func (o ServerOptions) String() string {
+	o = o.withDefaults()
+	if o.Embedded() {
+		return fmt.Sprintf("embedded nats-server on %s:%d, store %s%s",
+			o.EmbeddedHost, o.EmbeddedPort, o.StoreDir, o.authString())
+	}
+	return fmt.Sprintf("nats server %s%s", redactURLs(o.URL), o.authString())
+}
+
+func (o ServerOptions) authString() string {
+	switch {
+	case o.CredentialsFile != "":
+		return ", credentials " + o.CredentialsFile
+	case o.User != "":
+		return ", user " + o.User
+	case o.Token != "":
+		return ", token <redacted>"
+	}
+	return ""
+}
+
+// redactURLs hides passwords in a comma-separated URL list.
+func redactURLs(list string) string {
+	parts := strings.Split(list, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if u, err := url.Parse(p); err == nil && u.User != nil {
+			p = redactURL(u)
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ",")
+}
+
+// redactURL hides the password of user:password@ and the whole of token@
+// (a lone user part is a token in NATS URLs).
+func redactURL(u *url.URL) string {
+	if _, hasPassword := u.User.Password(); hasPassword {
+		return u.Redacted()
+	}
+	u.User = url.User("xxxxx")
+	return u.String()
+}

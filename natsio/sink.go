@@ -1,0 +1,271 @@
+package natsio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+const (
+	// DefaultMaxPending is the number of unacknowledged publishes a Sink
+	// allows when NewSink gets 0 or less.
+	DefaultMaxPending = 4096
+	// SinkAckTimeout is how long Flush waits without any acknowledgement
+	// arriving before it fails the pending publishes: a lost reply must not
+	// make it wait forever. It is checked by Flush rather than per message,
+	// because a timer per publish costs a large share of the publish rate.
+	SinkAckTimeout = 30 * time.Second
+)
+
+// OutMessage is one message for a Sink.
+type OutMessage struct {
+	Subject string
+	// MsgID becomes the Nats-Msg-Id header, which JetStream uses to drop
+	// a message it already stored within the stream's duplicate window.
+	// "" = none.
+	MsgID string
+	// Data must not be changed until Flush returns: a publish that meets
+	// no stream leader is sent again from it.
+	Data   []byte
+	Header nats.Header // extra headers (may be nil; never modified)
+}
+
+// SinkStats counts a Sink's publishes.
+type SinkStats struct {
+	Published  uint64 // handed to the connection
+	Acked      uint64 // acknowledged by JetStream, duplicates included
+	Duplicates uint64 // acknowledged as already stored (PubAck.Duplicate)
+	Failed     uint64 // not acknowledged: an error
+	Pending    int    // published, neither acknowledged nor failed yet
+}
+
+// Sink publishes asynchronously and accounts for every acknowledgement.
+// A failed publish is never silent: the first failure is kept and returned
+// by Flush and by every later Publish, because the epoch it belongs to can
+// no longer be complete. The engine then replays from its last checkpoint,
+// which the message ids make safe. Publish and Flush may be called from
+// several goroutines.
+type Sink struct {
+	js         jetstream.JetStream
+	slots      chan struct{} // one token per pending publish: backpressure
+	ackTimeout time.Duration
+
+	mu      sync.Mutex
+	pending map[*nats.Msg]struct{}
+	idle    chan struct{} // closed when pending empties; made by Flush
+	err     error         // first failure, sticky
+	closed  bool
+	stats   SinkStats
+}
+
+// NewSink returns a Sink allowing maxPending unacknowledged publishes
+// (DefaultMaxPending if maxPending <= 0). Each Sink has its own JetStream
+// context, so its accounting is independent of other Sinks on c.
+func (c *Conn) NewSink(maxPending int) *Sink {
+	if maxPending <= 0 {
+		maxPending = DefaultMaxPending
+	}
+	s := &Sink{
+		slots:      make(chan struct{}, maxPending),
+		ackTimeout: SinkAckTimeout,
+		pending:    make(map[*nats.Msg]struct{}, maxPending),
+	}
+	js, err := jetstream.New(c.NC,
+		// The slots bound pending; the library's own bound stays above them
+		// so that it never fails a publish on its own (it would after 200ms).
+		jetstream.WithPublishAsyncMaxPending(2*maxPending),
+		jetstream.WithPublishAsyncAckHandler(s.onAck),
+		jetstream.WithPublishAsyncErrHandler(s.onError),
+	)
+	if err != nil { // only invalid options fail; keep the error for Publish
+		s.err = fmt.Errorf("%w: creating the JetStream publisher: %w", ErrPublish, err)
+	}
+	s.js = js
+	return s
+}
+
+// Publish sends m without waiting for its acknowledgement. It blocks while
+// maxPending publishes are unacknowledged, until one is or ctx ends.
+func (s *Sink) Publish(ctx context.Context, m OutMessage) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	msg := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: withMsgID(m.Header, m.MsgID)}
+	s.mu.Lock()
+	s.pending[msg] = struct{}{}
+	s.stats.Published++
+	s.mu.Unlock()
+	if _, err := s.js.PublishMsgAsync(msg); err != nil {
+		s.onError(s.js, msg, err)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.err
+	}
+	return nil
+}
+
+// usable returns the sticky error, or ErrSinkClosed after Close.
+func (s *Sink) usable() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrSinkClosed
+	}
+	return s.err
+}
+
+// withMsgID returns h plus the Nats-Msg-Id header, without modifying h.
+func withMsgID(h nats.Header, id string) nats.Header {
+	if id == "" {
+		return h
+	}
+	if h == nil {
+		return nats.Header{jetstream.MsgIDHeader: []string{id}}
+	}
+	h = maps.Clone(h)
+	h[jetstream.MsgIDHeader] = []string{id}
+	return h
+}
+
+// onAck runs on the acknowledgement goroutine for each stored message.
+func (s *Sink) onAck(_ jetstream.JetStream, msg *nats.Msg, ack *jetstream.PubAck) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.settle(msg) {
+		return
+	}
+	s.stats.Acked++
+	if ack.Duplicate {
+		s.stats.Duplicates++
+	}
+}
+
+// onError runs for each publish that failed.
+func (s *Sink) onError(_ jetstream.JetStream, msg *nats.Msg, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.settle(msg) {
+		s.fail(msg, err)
+	}
+}
+
+// fail counts a settled publish as failed and keeps the first error. Lock held.
+func (s *Sink) fail(msg *nats.Msg, err error) {
+	s.stats.Failed++
+	if s.err == nil {
+		s.err = publishError(msg, err)
+	}
+}
+
+// settle removes msg from pending and frees its slot. It reports false for
+// a message already settled: nats.go may report one message twice (an
+// error on reconnect, then a late ack or timeout). Lock held.
+func (s *Sink) settle(msg *nats.Msg) bool {
+	if _, ok := s.pending[msg]; !ok {
+		return false
+	}
+	delete(s.pending, msg)
+	<-s.slots
+	if len(s.pending) == 0 && s.idle != nil {
+		close(s.idle)
+		s.idle = nil
+	}
+	return true
+}
+
+// publishError says what happened to msg and what the user can do.
+func publishError(msg *nats.Msg, err error) error {
+	subj, id := msg.Subject, msg.Header.Get(jetstream.MsgIDHeader)
+	switch {
+	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrNoResponders):
+		return fmt.Errorf("%w %q: JetStream did not answer the publish; declare a stream whose subjects include it, or fix the output subject: %w",
+			ErrNoStream, subj, err)
+	case errors.Is(err, nats.ErrDisconnected), errors.Is(err, jetstream.ErrAsyncPublishTimeout),
+		errors.Is(err, jetstream.ErrJetStreamPublisherClosed):
+		return fmt.Errorf("%w: message to %q (msg id %q) was not acknowledged (%w); it may or may not be stored, "+
+			"so replay from the last checkpoint: the message id lets JetStream drop what it already has", ErrPublish, subj, id, err)
+	}
+	return fmt.Errorf("%w: message to %q (msg id %q): %w", ErrPublish, subj, id, err)
+}
+
+// Flush waits until every publish so far is acknowledged or failed, then
+// returns the first failure (nil if none). If no acknowledgement at all
+// arrives for SinkAckTimeout, the pending publishes fail. It returns
+// ctx.Err() if ctx ends first.
+func (s *Sink) Flush(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		if len(s.pending) == 0 {
+			defer s.mu.Unlock()
+			return s.err
+		}
+		if s.idle == nil {
+			s.idle = make(chan struct{})
+		}
+		idle, settled := s.idle, s.settledCount()
+		s.mu.Unlock()
+		if err := s.waitIdle(ctx, idle, settled); err != nil {
+			return err
+		}
+	}
+}
+
+// waitIdle waits for idle, ctx, or one ack timeout; after a timeout without
+// progress since settled it fails everything pending.
+func (s *Sink) waitIdle(ctx context.Context, idle <-chan struct{}, settled uint64) error {
+	timer := time.NewTimer(s.ackTimeout)
+	defer timer.Stop()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		s.mu.Lock()
+		if s.settledCount() == settled {
+			s.failPending(jetstream.ErrAsyncPublishTimeout)
+		}
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+func (s *Sink) settledCount() uint64 { return s.stats.Acked + s.stats.Failed }
+
+// failPending fails every pending publish with err. Lock held.
+func (s *Sink) failPending(err error) {
+	for msg := range s.pending {
+		s.settle(msg)
+		s.fail(msg, err)
+	}
+}
+
+// Stats returns the counters so far.
+func (s *Sink) Stats() SinkStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Pending = len(s.pending)
+	return st
+}
+
+// Close abandons the Sink: publishes still pending fail (call Flush first to
+// wait for them) and its reply subscription is removed.
+func (s *Sink) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	if s.js != nil {
+		s.js.CleanupPublisher()
+	}
+}

@@ -1,0 +1,303 @@
+package natsio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Source tuning. The pull batch keeps the server streaming while the
+// engine works on a batch; the buffer is what Fetch drains without waiting.
+const (
+	sourcePullBatch = 1000
+	sourceBuffer    = 4096
+)
+
+// Message is one source record handed to the engine.
+type Message struct {
+	Stream   string
+	Sequence uint64 // stream sequence
+	Subject  string
+	Data     []byte
+	Header   nats.Header
+	Time     time.Time // JetStream timestamp, the record's event time
+}
+
+// StreamIdentity tells one incarnation of a stream from another with the
+// same name: a stream deleted and created again restarts its sequences, so
+// a checkpointed position means nothing in the new one.
+type StreamIdentity struct {
+	Stream  string
+	Created time.Time
+}
+
+// SourceSpec says what to read.
+type SourceSpec struct {
+	Stream        string
+	FilterSubject string // "" = all subjects of the stream
+	// StartSequence is the first sequence to deliver; 0 or 1 = from the start.
+	StartSequence uint64
+	// AllowGap lets a source skip messages that are gone (see
+	// ErrSequenceGap): the user's explicit choice to lose them.
+	AllowGap bool
+}
+
+// Source is an ordered, ack-less consumer of one stream. The engine owns
+// the position and checkpoints it; the server keeps no state worth keeping.
+// On a reconnect or a lost consumer, nats.go recreates the consumer after
+// the last delivered sequence, so delivery stays in order without repeats.
+//
+// Without a filter, every stream sequence must arrive: a jump means
+// messages were removed before the source read them (a purge, age or size
+// limits, deletes), and the source stops with ErrSequenceGap instead of
+// skipping them, unless AllowGap. With a filter, sequences of other
+// subjects are legitimately absent, so only the start position is checked.
+type Source struct {
+	identity  StreamIdentity
+	checkGaps bool   // unfiltered and !AllowGap: every sequence must follow the last
+	last      uint64 // last sequence delivered, or StartSequence-1; pump only
+	iter      jetstream.MessagesContext
+	msgs      chan Message
+	stop      chan struct{} // closed by Close
+	done      chan struct{} // closed when pump returns; err is then set
+	err       error
+	stopOnce  sync.Once
+}
+
+// OpenSource starts reading spec.Stream at spec.StartSequence. Unless
+// spec.AllowGap, it fails with ErrSequenceGap when messages from that
+// position on were removed, or when the position lies beyond the stream's
+// end (the stream was created again).
+func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	st, err := c.JS.Stream(ctx, spec.Stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("%w: source stream %s does not exist; declare it or publish to it first", ErrStreamNotFound, spec.Stream)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("natsio: source stream %s: %w", spec.Stream, err)
+	}
+	info := st.CachedInfo()
+	if !spec.AllowGap {
+		if err := checkPosition(spec, info.State); err != nil {
+			return nil, err
+		}
+	}
+	iter, err := openIterator(ctx, st, spec)
+	if err != nil {
+		return nil, fmt.Errorf("natsio: source stream %s: %w", spec.Stream, err)
+	}
+	s := &Source{
+		identity:  StreamIdentity{Stream: spec.Stream, Created: info.Created},
+		checkGaps: spec.FilterSubject == "" && !spec.AllowGap,
+		last:      max(spec.StartSequence, 1) - 1,
+		iter:      iter,
+		msgs:      make(chan Message, sourceBuffer),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	go s.pump()
+	return s, nil
+}
+
+func (spec SourceSpec) validate() error {
+	if !validStreamName(spec.Stream) {
+		return fmt.Errorf("%w: source stream name %q is not valid", ErrInvalidStreamSpec, spec.Stream)
+	}
+	if spec.FilterSubject != "" && !server.IsValidSubject(spec.FilterSubject) {
+		return fmt.Errorf("%w: source stream %s: filter %q is not a valid subject", ErrInvalidStreamSpec, spec.Stream, spec.FilterSubject)
+	}
+	return nil
+}
+
+// checkPosition refuses a resume position that the stream cannot honour:
+// messages from it on were removed (purge, age or size limits), or the
+// stream is shorter than the position (it was deleted and created again).
+// Either way resuming would silently skip or misread records.
+func checkPosition(spec SourceSpec, state jetstream.StreamState) error {
+	start := spec.StartSequence
+	if start <= 1 {
+		return nil
+	}
+	if state.FirstSeq > start {
+		return fmt.Errorf("%w: stream %s starts at sequence %d, so sequences %d..%d needed to resume are gone (purged or expired); "+
+			"restore the data, or accept the loss explicitly", ErrSequenceGap, spec.Stream, state.FirstSeq, start, state.FirstSeq-1)
+	}
+	if start > state.LastSeq+1 {
+		return fmt.Errorf("%w: stream %s ends at sequence %d but the resume position is %d; was the stream deleted and created again?",
+			ErrSequenceGap, spec.Stream, state.LastSeq, start)
+	}
+	return nil
+}
+
+func openIterator(ctx context.Context, st jetstream.Stream, spec SourceSpec) (jetstream.MessagesContext, error) {
+	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
+	if spec.StartSequence > 1 {
+		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
+		cfg.OptStartSeq = spec.StartSequence
+	}
+	if spec.FilterSubject != "" {
+		cfg.FilterSubjects = []string{spec.FilterSubject}
+	}
+	cons, err := st.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return cons.Messages(jetstream.PullMaxMessages(sourcePullBatch))
+}
+
+// pump moves messages from the iterator into the buffer. One goroutine, so
+// the order of the ordered consumer is kept.
+func (s *Source) pump() {
+	defer close(s.done)
+	for {
+		msg, err := s.iter.Next()
+		if err != nil {
+			s.err = s.iteratorError(err)
+			return
+		}
+		m, err := s.toMessage(msg)
+		deliver := false
+		if err == nil {
+			deliver, err = s.checkSequence(m.Sequence)
+		}
+		if err != nil {
+			s.err = err
+			return
+		}
+		if !deliver {
+			continue
+		}
+		select {
+		case s.msgs <- m:
+		case <-s.stop:
+			s.err = ErrSourceClosed
+			return
+		}
+	}
+}
+
+// checkSequence drops a sequence delivered before (nats.go should never
+// repeat one, but a repeat would count a record twice) and, when checking
+// gaps, fails on one that does not follow the last. The very first message
+// of a source reading from the start may follow a purge that happened
+// before the pipeline ever ran: that is not a gap.
+func (s *Source) checkSequence(seq uint64) (deliver bool, err error) {
+	last := s.last
+	if seq <= last {
+		return false, nil
+	}
+	s.last = seq
+	if !s.checkGaps || last == 0 || seq == last+1 {
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: stream %s delivered sequence %d after %d: sequences %d..%d were removed before this source read them "+
+		"(purge, age or size limits, or deletes); restore them, or allow the gap explicitly", ErrSequenceGap, s.identity.Stream, seq, last, last+1, seq-1)
+}
+
+func (s *Source) iteratorError(err error) error {
+	select {
+	case <-s.stop:
+		return ErrSourceClosed
+	default:
+	}
+	return fmt.Errorf("natsio: source stream %s stopped: %w", s.identity.Stream, err)
+}
+
+func (s *Source) toMessage(msg jetstream.Msg) (Message, error) {
+	md, err := msg.Metadata()
+	if err != nil {
+		return Message{}, fmt.Errorf("natsio: source stream %s: message on %s without JetStream metadata: %w", s.identity.Stream, msg.Subject(), err)
+	}
+	return Message{
+		Stream:   s.identity.Stream,
+		Sequence: md.Sequence.Stream,
+		Subject:  msg.Subject(),
+		Data:     msg.Data(),
+		Header:   msg.Headers(),
+		Time:     md.Timestamp,
+	}, nil
+}
+
+// Fetch blocks until at least one message is buffered or maxWait passes,
+// then returns up to max of the buffered messages, in stream order. It
+// returns (nil, nil) on timeout, ctx.Err() when ctx ends, ErrSourceClosed
+// after Close, and the consumer's error if it stopped (connection closed).
+func (s *Source) Fetch(ctx context.Context, max int, maxWait time.Duration) ([]Message, error) {
+	if max < 1 {
+		max = 1
+	}
+	select {
+	case <-s.stop:
+		return nil, ErrSourceClosed
+	default:
+	}
+	first, err := s.waitFirst(ctx, maxWait)
+	if err != nil || first == nil {
+		return nil, err
+	}
+	batch := make([]Message, 1, min(max, len(s.msgs)+1))
+	batch[0] = *first
+	for len(batch) < max {
+		select {
+		case m := <-s.msgs:
+			batch = append(batch, m)
+		default:
+			return batch, nil
+		}
+	}
+	return batch, nil
+}
+
+// waitFirst returns the next message, nil after maxWait, or an error.
+func (s *Source) waitFirst(ctx context.Context, maxWait time.Duration) (*Message, error) {
+	select {
+	case m := <-s.msgs: // no timer when messages are waiting
+		return &m, nil
+	default:
+	}
+	timer := time.NewTimer(maxWait)
+	defer timer.Stop()
+	select {
+	case m := <-s.msgs:
+		return &m, nil
+	case <-timer.C:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.done:
+		return s.afterPump()
+	}
+}
+
+// afterPump returns what the pump buffered before it stopped, then its error.
+func (s *Source) afterPump() (*Message, error) {
+	select {
+	case m := <-s.msgs:
+		return &m, nil
+	default:
+		return nil, s.err
+	}
+}
+
+// Identity is the stream's name and creation time, recorded with a
+// checkpoint so that a resume can tell the stream was not recreated.
+func (s *Source) Identity() StreamIdentity { return s.identity }
+
+// Close stops the consumer and waits for its goroutine. Buffered messages
+// are dropped: the engine resumes from its own position.
+func (s *Source) Close() {
+	s.stopOnce.Do(func() {
+		close(s.stop)
+		s.iter.Stop()
+		<-s.done
+	})
+}
