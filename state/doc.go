@@ -1,0 +1,31 @@
+// Package state is the keyed state backend of wasmstream: operators (WASM
+// guests) read and write named states scoped to the key of the current
+// record, and the host keeps that state in Pebble.
+//
+// # Key groups
+//
+// A record key maps to a key group, KeyGroup(key, m) = FNV-1a-64(key) mod m,
+// where m is the operator's maxParallelism (DefaultMaxParallelism = 128).
+// Task i of p owns the key groups RangeForTask(i, p, m) = [i*m/p, (i+1)*m/p).
+// A rescale only reassigns ranges: the stored keys do not move.
+//
+// # Layout (state format version 1, FORMAT.md)
+//
+// One Pebble DB per data dir holds every operator. All integers big-endian:
+//
+//	state key:  's' | u8 len(operator) | operator | u16 keyGroup | u16 len(name) | name | userKey
+//	state value: u8 flags | [i64 expiresAtUnixNano if flags&1] | value bytes
+//	metadata:   'm' | name   (format_version = u32 FormatVersion; engine entries)
+//
+// The entries of one operator in one key-group range are therefore one
+// contiguous key range (Store.Scan).
+//
+// # Backends
+//
+// A Backend serves one operator task from a write-back cache: reads fill
+// the cache (absence included), writes stay in it until FlushTo writes them
+// into the batch that commits a checkpoint's consistent cut. BeginBatch,
+// CommitBatch and RollbackBatch make a guest batch all-or-nothing.
+//
+// RATIONALE.md explains the choices; BENCHMARKS.md records their cost.
+package state
