@@ -152,20 +152,26 @@ func (p *Pipeline) sync(ctx context.Context) error {
 	if err := p.waitTasks(ctx, req); err != nil {
 		return err // tasks may still hold the batch: leave it to the collector
 	}
-	defer req.batch.Close()
-	if err := p.sink.Flush(ctx); err != nil {
-		return fmt.Errorf("sync: waiting for output acknowledgements: %w", err)
-	}
-	if err := p.dead.putAll(req.batch); err != nil {
+	if err := p.prepareCommit(ctx, req.batch); err != nil {
+		req.batch.Close()
 		return err
 	}
-	if err := putPositions(req.batch, p.positions()); err != nil {
-		return err
-	}
-	if err := p.store.Commit(req.batch); err != nil {
+	if err := p.store.Commit(req.batch); err != nil { // closes the batch
 		return fmt.Errorf("sync: commit state: %w", err)
 	}
 	return nil
+}
+
+// prepareCommit waits for every output acknowledgement, then adds the
+// dead-letter decisions and source positions to the batch.
+func (p *Pipeline) prepareCommit(ctx context.Context, b *pebble.Batch) error {
+	if err := p.sink.Flush(ctx); err != nil {
+		return fmt.Errorf("sync: waiting for output acknowledgements: %w", err)
+	}
+	if err := p.dead.putAll(b); err != nil {
+		return err
+	}
+	return putPositions(b, p.positions())
 }
 
 func (p *Pipeline) waitTasks(ctx context.Context, req *syncRequest) error {
