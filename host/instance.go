@@ -84,6 +84,7 @@ type Instance struct {
 	outputIndex map[string]int
 	cs          callState
 	outputs     outputBuffer
+	outBuf      []Output // returned by Process; reused by the next call
 	batchBuf    []byte
 	guestPtr    uint32 // buffer from ws_alloc, valid until the next ws_alloc
 	guestCap    uint32
@@ -170,7 +171,8 @@ func (inst *Instance) Process(ctx context.Context, recs []Record) ([]Output, err
 		return nil, inst.rejected(ctx, rc, record, len(recs))
 	}
 	inst.state.CommitBatch()
-	return inst.outputs.appendTo(make([]Output, 0, len(inst.outputs.spans))), nil
+	inst.outBuf = inst.outputs.appendTo(inst.outBuf[:0])
+	return inst.outBuf, nil
 }
 
 // rejected turns a negative ws_process result into a GuestError. A record
