@@ -12,5 +12,11 @@ export CGO_ENABLED="${CGO_ENABLED:-1}"
 echo "== go test ./..."
 go test -count=1 -timeout 20m ./...
 
+echo "== benchmarks still run (one iteration each; figures come from scripts/bench.sh)"
+if ! out=$(go test -count=1 -run '^$' -bench . -benchtime 1x ./internal/bench/ ./state/ ./natsio/ 2>&1); then
+  echo "$out" >&2
+  exit 1
+fi
+
 echo "== go test -race (engine, state, natsio)"
 go test -count=1 -race -timeout 20m ./engine/... ./state/... ./natsio/...
