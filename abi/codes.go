@@ -16,17 +16,20 @@ const (
 	// ErrBadPointer: a pointer/length pair lies outside guest memory. Fatal:
 	// the host aborts the batch.
 	ErrBadPointer Code = -2
-	// ErrBadArgument: a length is negative or over its limit, a name is empty
-	// or not UTF-8, or a log level is unknown.
+	// ErrBadArgument: a name is empty or over its length limit, or an emitted
+	// header list is malformed. (Names are opaque bytes; unknown log levels
+	// log at error.)
 	ErrBadArgument Code = -3
 	// ErrNoRecord: a state or emit call outside a record (in ws_init, before
 	// the first record_next, or after it returned 0). Fatal.
 	ErrNoRecord Code = -4
-	// ErrTooLarge: a state value or emitted record is over the operator's limit.
+	// ErrTooLarge: a state value or an emitted key, value or header list is
+	// over the operator's limit (a negative length reads as a huge one).
 	ErrTooLarge Code = -5
 	// ErrUnknownOutput: emit named an output the pipeline does not wire.
 	ErrUnknownOutput Code = -6
-	// ErrQuotaExceeded: the batch emitted more records or bytes than allowed.
+	// ErrQuotaExceeded: the current record already emitted
+	// limits.max_emits_per_record records.
 	ErrQuotaExceeded Code = -7
 	// ErrReentrant: a host function was called while the host was already
 	// inside a call of that instance (for example from ws_alloc). Fatal.

@@ -1,0 +1,16 @@
+;; alloc_calls_log: ws_alloc calls log
+;; No host function may be called from inside ws_alloc: REENTRANT is fatal.
+(module
+  (import "wasmstream" "log" (func $log (param i32 i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param $size i32) (result i32)
+    (call $log (i32.const 2) (i32.const 16) (i32.const 3))
+    (i32.const 1024))
+  (func (export "ws_init") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+  (func (export "ws_process") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+)

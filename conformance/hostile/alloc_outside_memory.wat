@@ -1,0 +1,14 @@
+;; alloc_outside_memory: ws_alloc returns a pointer outside memory
+;; The buffer [0xffffff00, +size) is not in the one-page memory: BAD_POINTER.
+(module
+  (memory (export "memory") 1)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param $size i32) (result i32)
+    (i32.const -256))
+  (func (export "ws_init") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+  (func (export "ws_process") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+)

@@ -1,0 +1,17 @@
+;; early_return: ws_process returns 0 after visiting one record of three
+;; The host refuses to commit a batch whose records were not all visited (ErrABIMisuse with
+;; NO_RECORD for ws_process), rather than commit it with records silently skipped.
+(module
+  (import "wasmstream" "record_next" (func $record_next (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param $size i32) (result i32)
+    (i32.const 1024))
+  (func (export "ws_init") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+  (func (export "ws_process") (param $ptr i32) (param $len i32) (result i32)
+    (drop (call $record_next))
+    (i32.const 0))
+)

@@ -1,0 +1,19 @@
+;; emit_value_bad_pointer: emit with a value pointer outside memory
+;; The value range starts at 0xffffff00 (an unsigned pointer) in a one-page memory.
+;; BAD_POINTER is fatal: the host aborts the call; were it to return, unreachable traps.
+(module
+  (import "wasmstream" "record_next" (func $record_next (result i32)))
+  (import "wasmstream" "emit" (func $emit (param i32 i32 i32 i32 i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param $size i32) (result i32)
+    (i32.const 1024))
+  (func (export "ws_init") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+  (func (export "ws_process") (param $ptr i32) (param $len i32) (result i32)
+    (drop (call $record_next))
+    (drop (call $emit (i32.const 16) (i32.const 3) (i32.const 0) (i32.const 0) (i32.const -256) (i32.const 8) (i32.const 0) (i32.const 0)))
+    unreachable)
+)

@@ -1,0 +1,18 @@
+;; env_abort: calls env.abort (what AssemblyScript does on an error)
+;; The host's env.abort traps with the guest's message.
+(module
+  (import "wasmstream" "record_next" (func $record_next (result i32)))
+  (import "env" "abort" (func $abort (param i32 i32 i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param $size i32) (result i32)
+    (i32.const 1024))
+  (func (export "ws_init") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+  (func (export "ws_process") (param $ptr i32) (param $len i32) (result i32)
+    (drop (call $record_next))
+    (call $abort (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 2))
+    (i32.const 0))
+)

@@ -1,0 +1,15 @@
+;; initialize_trap: the WASI reactor initialiser _initialize traps
+;; _initialize runs on every instantiation, first at load for the version check.
+(module
+  (memory (export "memory") 1)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (func (export "_initialize") unreachable)
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param $size i32) (result i32)
+    (i32.const 1024))
+  (func (export "ws_init") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+  (func (export "ws_process") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+)

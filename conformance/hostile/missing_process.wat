@@ -1,0 +1,10 @@
+;; missing_process: does not export ws_process
+;; A required export is missing.
+(module
+  (memory (export "memory") 1)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param $size i32) (result i32) (i32.const 1024))
+  (func (export "ws_init") (param $ptr i32) (param $len i32) (result i32) (i32.const 0))
+)

@@ -1,0 +1,15 @@
+;; wrong_import_signature: imports wasmstream.state_get with two parameters instead of four
+;; A host function imported with another signature is an unknown import.
+(module
+  (import "wasmstream" "state_get" (func $state_get (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param $size i32) (result i32)
+    (i32.const 1024))
+  (func (export "ws_init") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+  (func (export "ws_process") (param $ptr i32) (param $len i32) (result i32)
+    (i32.const 0))
+)
