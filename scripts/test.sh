@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: installs the toolchains it needs, then every Go
-# test (unit, integration on embedded JetStream + Pebble with real guests,
-# hostile guests, fuzz seed corpora), with the race detector on the packages
-# whose concurrency matters.
+# Runs the whole test suite: installs the toolchains it needs (wabt, clang-19
+# and wasi-libc, Debian's Rust, AssemblyScript from npm), builds the guests of
+# every language, then runs every Go test (unit, integration on embedded
+# JetStream + Pebble with real guests, conformance across languages and
+# engines, hostile guests, fuzz seed corpora), with the race detector on the
+# packages whose concurrency matters.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-toolchains.sh
+# Every SDK language's example and reference operators: the conformance
+# suite and the SDK host tests run them (and fail under CI when one is missing).
+./scripts/build-examples.sh
 export CGO_ENABLED="${CGO_ENABLED:-1}"
 
 echo "== go test ./..."

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,8 +66,8 @@ func read(cmd *cobra.Command, g *globalFlags, f *readFlags) error {
 		func(m natsio.Message) error {
 			fmt.Fprintf(out, "%d %s %s\n", m.Sequence, m.Subject, m.Data)
 			if f.headers {
-				for k, vs := range m.Header {
-					for _, v := range vs {
+				for _, k := range slices.Sorted(maps.Keys(m.Header)) {
+					for _, v := range m.Header[k] {
 						fmt.Fprintf(out, "    %s: %s\n", k, v)
 					}
 				}
