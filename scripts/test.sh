@@ -14,6 +14,10 @@ cd "$(dirname "$0")/.."
 ./scripts/build-examples.sh
 export CGO_ENABLED="${CGO_ENABLED:-1}"
 
+echo "== SDK tests in their own languages"
+./scripts/build-assemblyscript.sh --test
+(cd sdk/rust && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --offline --quiet)
+
 echo "== go test ./..."
 go test -count=1 -timeout 20m ./...
 
