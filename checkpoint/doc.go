@@ -8,6 +8,13 @@
 // effects it returns, in order. This keeps every interleaving testable step by
 // step (see testdata/aligner).
 //
+// Its second piece is the snapshot layer: [Write] takes a Pebble checkpoint
+// (with the WAL flushed first, so unsynced writes are in it) and records every
+// file's size and SHA-256 in a manifest written atomically; [Verify], [List],
+// [Read] and [Retain] work on the checkpoint directory. The layout and the
+// manifest are specified in FORMAT.md. Neither piece is wired into the engine
+// yet.
+//
 // # Protocol
 //
 // The coordinator triggers checkpoint N. Each source injects barrier N into its

@@ -1,0 +1,171 @@
+package checkpoint
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// ManifestFormatVersion is the manifest format this package writes and reads.
+// A manifest with another version is refused with ErrIncompatible: guessing
+// at the meaning of a newer manifest could restore the wrong cut.
+const ManifestFormatVersion = 1
+
+var (
+	// ErrCorruptManifest: a manifest is truncated, not JSON, has unknown
+	// fields or fails validation. Restore from an older retained checkpoint
+	// only as an explicit choice.
+	ErrCorruptManifest = errors.New("checkpoint: corrupt manifest")
+	// ErrIncompatible: a manifest was written in a format this build does not
+	// read. Use the wasmstream version that wrote it.
+	ErrIncompatible = errors.New("checkpoint: incompatible manifest format")
+)
+
+// Manifest describes one completed checkpoint: the consistent cut (source
+// positions and operator state files) and everything a restore must check
+// before trusting it (module hash, ABI and state format versions).
+type Manifest struct {
+	// FormatVersion is ManifestFormatVersion; Write fills it.
+	FormatVersion int `json:"format_version"`
+	// ID is the checkpoint id, 1, 2, ... (the barrier id).
+	ID uint64 `json:"id"`
+	// Created is when the coordinator triggered the checkpoint.
+	Created time.Time `json:"created"`
+	// Completed is when the manifest was written; Write fills it if zero.
+	Completed time.Time `json:"completed"`
+	// Sources are the positions at which each source injected the barrier.
+	Sources []SourcePosition `json:"sources"`
+	// Operators describe each stateful operator whose state is in the cut.
+	Operators []OperatorEntry `json:"operators"`
+	// Files lists every file of the checkpoint directory except the
+	// manifest itself, sorted by path; Write fills it.
+	Files []FileEntry `json:"files"`
+	// Config is the effective pipeline configuration of the run, as text,
+	// so a restore can show what produced the state.
+	Config string `json:"config"`
+	// Metrics are measurements of the checkpoint, for monitoring only.
+	Metrics Metrics `json:"metrics"`
+}
+
+// SourcePosition is where one source stood in its stream at the barrier:
+// a restore resumes it at LastSequence+1 after checking the stream identity.
+type SourcePosition struct {
+	// Name is the source's name in the pipeline.
+	Name string `json:"name"`
+	// Stream is the JetStream stream name.
+	Stream string `json:"stream"`
+	// StreamCreated identifies the stream instance: a recreated stream with
+	// the same name has another creation time.
+	StreamCreated time.Time `json:"stream_created"`
+	// LastSequence is the stream sequence of the last record emitted before
+	// the barrier; 0 if none.
+	LastSequence uint64 `json:"last_sequence"`
+}
+
+// OperatorEntry is the version and key-group layout of one operator's state.
+type OperatorEntry struct {
+	// Name is the operator's name (the state key prefix, 1..255 bytes).
+	Name string `json:"name"`
+	// ModuleSHA256 is the lowercase hex SHA-256 of the operator's module:
+	// the operator version.
+	ModuleSHA256 string `json:"module_sha256"`
+	// ABIVersion is the ABI version the module declared.
+	ABIVersion uint32 `json:"abi_version"`
+	// StateFormatVersion is the state format of the keys and values.
+	StateFormatVersion uint32 `json:"state_format_version"`
+	// MaxParallelism is the number of key groups, 1..32768.
+	MaxParallelism int `json:"max_parallelism"`
+	// Tasks are the key-group ranges of the tasks, in task order; they
+	// partition [0, MaxParallelism).
+	Tasks []KeyGroupRange `json:"tasks"`
+}
+
+// KeyGroupRange is the half-open key-group range [Start, End) of one task.
+type KeyGroupRange struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// FileEntry is one file of a checkpoint directory.
+type FileEntry struct {
+	// Path is relative to the checkpoint directory, slash-separated.
+	Path string `json:"path"`
+	// Size is the file's length in bytes.
+	Size int64 `json:"size"`
+	// SHA256 is the lowercase hex SHA-256 of the file's content.
+	SHA256 string `json:"sha256"`
+}
+
+// Metrics are measurements of one checkpoint.
+type Metrics struct {
+	// DurationNanos is the time from trigger to completion.
+	DurationNanos int64 `json:"duration_ns"`
+	// AlignmentNanos is the longest barrier alignment of any task.
+	AlignmentNanos int64 `json:"alignment_ns"`
+	// BytesTotal is the sum of Files sizes; Write fills it.
+	BytesTotal int64 `json:"bytes_total"`
+	// BytesNew counts the bytes of files that the previous completed
+	// checkpoint did not hold (same path and hash); Write fills it.
+	BytesNew int64 `json:"bytes_new"`
+}
+
+// Encode validates m and returns its JSON form.
+func Encode(m Manifest) ([]byte, error) {
+	if m.FormatVersion != ManifestFormatVersion {
+		return nil, fmt.Errorf("%w: manifest of checkpoint %d: format_version %d, this build writes %d",
+			ErrIncompatible, m.ID, m.FormatVersion, ManifestFormatVersion)
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Decode parses and validates a manifest. The format version is checked
+// first, so a newer manifest reports ErrIncompatible rather than a confusing
+// field error; anything else wrong is ErrCorruptManifest.
+func Decode(data []byte) (Manifest, error) {
+	var probe struct {
+		FormatVersion *int `json:"format_version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return Manifest{}, fmt.Errorf("%w: %v", ErrCorruptManifest, err)
+	}
+	if probe.FormatVersion == nil {
+		return Manifest{}, fmt.Errorf("%w: format_version missing", ErrCorruptManifest)
+	}
+	if v := *probe.FormatVersion; v != ManifestFormatVersion {
+		return Manifest{}, fmt.Errorf("%w: format_version %d, this build reads %d",
+			ErrIncompatible, v, ManifestFormatVersion)
+	}
+	m, err := decodeStrict(data)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("%w: %v", ErrCorruptManifest, err)
+	}
+	if err := m.validate(); err != nil {
+		return Manifest{}, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
+	}
+	return m, nil
+}
+
+// decodeStrict refuses unknown fields and trailing data: both mean the bytes
+// are not what this version wrote.
+func decodeStrict(data []byte) (Manifest, error) {
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return Manifest{}, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Manifest{}, errors.New("trailing data after the manifest object")
+	}
+	return m, nil
+}

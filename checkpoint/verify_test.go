@@ -1,0 +1,145 @@
+package checkpoint
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writtenCheckpoint returns a root with checkpoint 1 of a DB holding data in
+// both an SST and the WAL-derived files.
+func writtenCheckpoint(t *testing.T) (string, Manifest) {
+	t.Helper()
+	db := openDB(t)
+	putKeys(t, db, 0, 2000)
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	putKeys(t, db, 2000, 2100)
+	root := t.TempDir()
+	return root, writeCheckpoint(t, root, db, 1)
+}
+
+func TestVerifyPasses(t *testing.T) {
+	root, _ := writtenCheckpoint(t)
+	if err := Verify(root, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerifyDetectsBitFlips flips one bit in each file in turn.
+func TestVerifyDetectsBitFlips(t *testing.T) {
+	root, m := writtenCheckpoint(t)
+	flipped := 0
+	for _, f := range m.Files {
+		if f.Size == 0 {
+			continue
+		}
+		p := filepath.Join(Dir(root, 1), f.Path)
+		flipBit(t, p, f.Size/2)
+		err := Verify(root, 1)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), f.Path) ||
+			!strings.Contains(err.Error(), "checkpoint 1") {
+			t.Fatalf("bit flip in %s: got %v, want ErrCorrupt naming the file", f.Path, err)
+		}
+		flipBit(t, p, f.Size/2)
+		flipped++
+	}
+	if flipped < 2 {
+		t.Fatalf("only %d non-empty files to flip", flipped)
+	}
+	if err := Verify(root, 1); err != nil {
+		t.Fatalf("after restoring every bit: %v", err)
+	}
+}
+
+func TestVerifyMissingFile(t *testing.T) {
+	root, m := writtenCheckpoint(t)
+	victim := m.Files[len(m.Files)-1].Path
+	if err := os.Remove(filepath.Join(Dir(root, 1), victim)); err != nil {
+		t.Fatal(err)
+	}
+	err := Verify(root, 1)
+	if !errors.Is(err, ErrMissingFile) || !strings.Contains(err.Error(), victim) {
+		t.Fatalf("got %v, want ErrMissingFile naming %s", err, victim)
+	}
+}
+
+func TestVerifyExtraFile(t *testing.T) {
+	root, _ := writtenCheckpoint(t)
+	if err := os.WriteFile(filepath.Join(StateDir(root, 1), "000999.sst"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Verify(root, 1)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "state/000999.sst") {
+		t.Fatalf("got %v, want ErrCorrupt naming the extra file", err)
+	}
+}
+
+func TestVerifyTruncatedFile(t *testing.T) {
+	root, m := writtenCheckpoint(t)
+	f := largest(m.Files)
+	if err := os.Truncate(filepath.Join(Dir(root, 1), f.Path), f.Size-1); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(root, 1); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), f.Path) {
+		t.Fatalf("got %v, want ErrCorrupt naming %s", err, f.Path)
+	}
+}
+
+func TestVerifyBadManifest(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		spoil func(path string) error
+	}{
+		{"truncated", func(p string) error {
+			info, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(p, info.Size()/2)
+		}},
+		{"empty", func(p string) error { return os.Truncate(p, 0) }},
+		{"missing", os.Remove},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, _ := writtenCheckpoint(t)
+			if err := c.spoil(filepath.Join(Dir(root, 1), manifestFile)); err != nil {
+				t.Fatal(err)
+			}
+			err := Verify(root, 1)
+			if !errors.Is(err, ErrCorruptManifest) || !strings.Contains(err.Error(), "checkpoint 1") {
+				t.Fatalf("got %v, want ErrCorruptManifest naming checkpoint 1", err)
+			}
+		})
+	}
+}
+
+func flipBit(t *testing.T, path string, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0x10
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func largest(files []FileEntry) FileEntry {
+	best := files[0]
+	for _, f := range files {
+		if f.Size > best.Size {
+			best = f
+		}
+	}
+	return best
+}

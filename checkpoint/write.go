@@ -1,0 +1,193 @@
+package checkpoint
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// ErrCheckpointExists: Write was asked for an id that is already on disk.
+// Checkpoint ids must increase; a reused id would overwrite a cut.
+var ErrCheckpointExists = errors.New("checkpoint: checkpoint already exists")
+
+// Write stores checkpoint m.ID of db under root and returns the manifest as
+// written. The caller fills ID, Created, Sources, Operators, Config and the
+// duration metrics; Write fills FormatVersion, Files, the byte metrics and
+// Completed (if zero).
+//
+// Everything is built in a temporary directory: the Pebble checkpoint (with
+// the WAL flushed, so NoSync writes are in it), then the manifest (write,
+// fsync, rename, fsync). Only then is the directory renamed into place and
+// root fsynced. A crash at any point leaves either no checkpoint m.ID or a
+// complete one, never a partial one under its final name.
+func Write(root string, db *pebble.DB, m Manifest) (Manifest, error) {
+	final := Dir(root, m.ID)
+	if _, err := os.Stat(final); err == nil {
+		return Manifest{}, fmt.Errorf("%w: checkpoint %d (%s)", ErrCheckpointExists, m.ID, final)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return Manifest{}, fmt.Errorf("checkpoint %d: create root: %w", m.ID, err)
+	}
+	tmp, err := os.MkdirTemp(root, tempPrefix+strconv.FormatUint(m.ID, 10)+"-")
+	if err != nil {
+		return Manifest{}, fmt.Errorf("checkpoint %d: %w", m.ID, err)
+	}
+	m, err = writeTemp(root, tmp, db, m)
+	if err == nil {
+		err = publish(root, tmp, final)
+	}
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+		return Manifest{}, fmt.Errorf("checkpoint %d (%s): %w", m.ID, final, err)
+	}
+	return m, nil
+}
+
+// writeTemp fills tmp with the state and the manifest.
+func writeTemp(root, tmp string, db *pebble.DB, m Manifest) (Manifest, error) {
+	if err := db.Checkpoint(filepath.Join(tmp, stateDir), pebble.WithFlushedWAL()); err != nil {
+		return m, fmt.Errorf("pebble checkpoint: %w", err)
+	}
+	files, err := hashTree(tmp)
+	if err != nil {
+		return m, err
+	}
+	m.FormatVersion = ManifestFormatVersion
+	m.Files = files
+	if m.Completed.IsZero() {
+		m.Completed = time.Now().UTC()
+	}
+	m.Metrics.BytesTotal, m.Metrics.BytesNew = byteMetrics(root, m.ID, files)
+	data, err := Encode(m)
+	if err != nil {
+		return m, err
+	}
+	return m, writeFileSync(tmp, manifestFile, data)
+}
+
+// publish moves a finished temporary directory to its final name. Rename
+// onto an existing non-empty directory fails, so a concurrent Write of the
+// same id cannot replace a checkpoint.
+func publish(root, tmp, final string) error {
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	return syncDir(root)
+}
+
+// byteMetrics returns the total size of files and the size of those the
+// previous checkpoint lacks. Pebble's SST names are never reused, so the
+// same path and hash means a hard-linked, unchanged file.
+func byteMetrics(root string, id uint64, files []FileEntry) (total, fresh int64) {
+	prev := map[FileEntry]bool{}
+	if m, ok := previous(root, id); ok {
+		for _, f := range m.Files {
+			prev[f] = true
+		}
+	}
+	for _, f := range files {
+		total += f.Size
+		if !prev[f] {
+			fresh += f.Size
+		}
+	}
+	return total, fresh
+}
+
+// previous returns the manifest of the newest readable checkpoint before id.
+// Metrics only: an unreadable one just counts all bytes as new.
+func previous(root string, id uint64) (Manifest, bool) {
+	ids, _ := List(root)
+	for _, p := range ids {
+		if p < id {
+			m, err := Read(root, p)
+			return m, err == nil
+		}
+	}
+	return Manifest{}, false
+}
+
+// hashTree lists every regular file under dir except the manifest, sorted by
+// slash path, with its size and SHA-256.
+func hashTree(dir string) ([]FileEntry, error) {
+	var files []FileEntry
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == manifestFile {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("file %s: not a regular file", rel)
+		}
+		size, sum, err := hashFile(p)
+		files = append(files, FileEntry{Path: rel, Size: size, SHA256: sum})
+		return err
+	})
+	return files, err
+}
+
+// hashFile returns the length and hex SHA-256 of a file's content.
+func hashFile(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return n, hex.EncodeToString(h.Sum(nil)), err
+}
+
+// writeFileSync writes dir/name atomically and durably: a reader sees the
+// old state or the whole new file, also after a crash.
+func writeFileSync(dir, name string, data []byte) error {
+	tmp := filepath.Join(dir, name+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes renames and removals in dir durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
