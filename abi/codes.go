@@ -1,5 +1,7 @@
 package abi
 
+import "strconv"
+
 // Code is a result that crosses the boundary. Zero and positive values are
 // successes (a length, a flag); negative values are errors from this single
 // registry, which every SDK mirrors under the same names.
@@ -66,33 +68,11 @@ func (c Code) String() string {
 	if n, ok := codeNames[c]; ok {
 		return n
 	}
-	return "CODE(" + itoa(int64(c)) + ")"
+	return "CODE(" + strconv.Itoa(int(c)) + ")"
 }
 
 // Fatal reports whether the host aborts the batch when it detects this
 // misuse instead of returning the code to the guest.
 func (c Code) Fatal() bool {
 	return c == ErrBadPointer || c == ErrNoRecord || c == ErrReentrant
-}
-
-func itoa(v int64) string {
-	if v == 0 {
-		return "0"
-	}
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	var b [20]byte
-	i := len(b)
-	for v > 0 {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }

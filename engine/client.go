@@ -20,15 +20,27 @@ import (
 // server on the pipeline's store, so records can be published before the
 // first run. Declared streams are ensured either way.
 func ConnectClient(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (*natsio.Conn, error) {
+	opts := serverOptions(cfg, logger)
+	if opts.URL == "" && embeddedRunning(opts.EmbeddedPort) {
+		opts.URL = "nats://127.0.0.1:" + strconv.Itoa(opts.EmbeddedPort)
+		logger.Debug("using the running pipeline's embedded server", "url", opts.URL)
+	}
+	return connectAndEnsure(ctx, cfg, opts)
+}
+
+// serverOptions maps the pipeline's server block to natsio options; the
+// embedded server's store lives in the data dir.
+func serverOptions(cfg *config.Pipeline, logger hclog.Logger) natsio.ServerOptions {
 	s := cfg.Server
-	opts := natsio.ServerOptions{
+	return natsio.ServerOptions{
 		URL: s.URL, CredentialsFile: s.Credentials, User: s.User, Password: s.Password, Token: s.Token,
 		EmbeddedPort: s.EmbeddedPort, StoreDir: filepath.Join(cfg.DataDir, "jetstream"), Logger: logger.Named("nats"),
 	}
-	if opts.URL == "" && embeddedRunning(s.EmbeddedPort) {
-		opts.URL = "nats://127.0.0.1:" + strconv.Itoa(s.EmbeddedPort)
-		logger.Debug("using the running pipeline's embedded server", "url", opts.URL)
-	}
+}
+
+// connectAndEnsure connects and creates the pipeline's declared streams
+// that are missing.
+func connectAndEnsure(ctx context.Context, cfg *config.Pipeline, opts natsio.ServerOptions) (*natsio.Conn, error) {
 	conn, err := natsio.Connect(ctx, opts)
 	if err != nil {
 		return nil, err

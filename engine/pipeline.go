@@ -126,23 +126,13 @@ func (p *Pipeline) compile(ctx context.Context) error {
 const DeadLetterStream = "WASMSTREAM_DLQ"
 
 func (p *Pipeline) connect(ctx context.Context) error {
-	s := p.cfg.Server
-	conn, err := natsio.Connect(ctx, natsio.ServerOptions{
-		URL: s.URL, CredentialsFile: s.Credentials, User: s.User, Password: s.Password, Token: s.Token,
-		EmbeddedPort: s.EmbeddedPort, StoreDir: filepath.Join(p.cfg.DataDir, "jetstream"), Logger: p.logger.Named("nats"),
-	})
+	conn, err := connectAndEnsure(ctx, p.cfg, serverOptions(p.cfg, p.logger))
 	if err != nil {
 		return err
 	}
 	p.conn = conn
 	if conn.Embedded() {
 		p.logger.Info("embedded JetStream server started", "url", conn.ClientURL(), "store", filepath.Join(p.cfg.DataDir, "jetstream"))
-	}
-	for _, st := range p.cfg.Streams {
-		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage}
-		if _, err := conn.EnsureStream(ctx, spec); err != nil {
-			return fmt.Errorf("%s: stream %q: %w", config.Pos(st.Range), st.Name, err)
-		}
 	}
 	if _, err := conn.EnsureStream(ctx, natsio.StreamSpec{Name: DeadLetterStream, Subjects: []string{"wasmstream.dlq.>"}}); err != nil {
 		return fmt.Errorf("dead-letter stream %s: %w", DeadLetterStream, err)
