@@ -12,7 +12,7 @@ import (
 // ManifestFormatVersion is the manifest format this package writes and reads.
 // A manifest with another version is refused with ErrIncompatible: guessing
 // at the meaning of a newer manifest could restore the wrong cut.
-const ManifestFormatVersion = 1
+const ManifestFormatVersion = 2
 
 var (
 	// ErrCorruptManifest: a manifest is truncated, not JSON, has unknown
@@ -78,9 +78,33 @@ type OperatorEntry struct {
 	StateFormatVersion uint32 `json:"state_format_version"`
 	// MaxParallelism is the number of key groups, 1..32768.
 	MaxParallelism int `json:"max_parallelism"`
-	// Tasks are the key-group ranges of the tasks, in task order; they
-	// partition [0, MaxParallelism).
-	Tasks []KeyGroupRange `json:"tasks"`
+	// StateVersion is the state version the operator's config declared
+	// (empty if none). A restore with another module is allowed without an
+	// explicit override when both declare the same non-empty StateVersion.
+	StateVersion string `json:"state_version,omitempty"`
+	// Tasks are the tasks at the barrier, in task order; their key-group
+	// ranges partition [0, MaxParallelism).
+	Tasks []TaskEntry `json:"tasks"`
+}
+
+// TaskEntry is one task of an operator in the cut: its key-group range, how
+// far its snapshot has consumed each input, and its measurements.
+type TaskEntry struct {
+	KeyGroupRange
+	// Inputs maps each input source's name to the last stream sequence whose
+	// record (if routed to this task) is in the snapshot. After an aligned
+	// barrier it equals the source's LastSequence; an unaligned snapshot may
+	// be behind on the inputs whose barrier had not arrived: a restore replays
+	// those records to the key groups of this range only (the replayable
+	// form of the channel state).
+	Inputs map[string]uint64 `json:"inputs,omitempty"`
+	// PauseNanos is how long the task stopped processing for its snapshot.
+	PauseNanos int64 `json:"pause_ns"`
+	// AlignmentNanos is the time from the task's first barrier to its snapshot.
+	AlignmentNanos int64 `json:"alignment_ns"`
+	// Unaligned is true when the snapshot was taken before every input's
+	// barrier arrived (unaligned mode, or an alignment timeout).
+	Unaligned bool `json:"unaligned,omitempty"`
 }
 
 // KeyGroupRange is the half-open key-group range [Start, End) of one task.
@@ -110,6 +134,27 @@ type Metrics struct {
 	// BytesNew counts the bytes of files that the previous completed
 	// checkpoint did not hold (same path and hash); Write fills it.
 	BytesNew int64 `json:"bytes_new"`
+	// MaxPauseNanos is the longest processing pause of any task.
+	MaxPauseNanos int64 `json:"max_pause_ns"`
+	// Mode is "aligned" or "unaligned": unaligned when any task snapshotted
+	// before all its barriers arrived.
+	Mode string `json:"mode,omitempty"`
+	// Recovery describes the restore the run that wrote this checkpoint
+	// started from; nil for a run that started from empty state.
+	Recovery *RecoveryMetrics `json:"recovery,omitempty"`
+}
+
+// RecoveryMetrics measure one restore.
+type RecoveryMetrics struct {
+	// FromCheckpoint is the id of the checkpoint restored.
+	FromCheckpoint uint64 `json:"from_checkpoint"`
+	// DurationNanos is the time from start to sources positioned: verify,
+	// copy the state, compile and start the tasks.
+	DurationNanos int64 `json:"duration_ns"`
+	// RecordsReplayed counts records delivered again after the restore up to
+	// this checkpoint: those at or below the stream's last sequence at
+	// restore time (an upper bound of the records a crashed run had seen).
+	RecordsReplayed uint64 `json:"records_replayed"`
 }
 
 // Encode validates m and returns its JSON form.

@@ -28,7 +28,7 @@ func validManifest(id uint64) Manifest {
 			ABIVersion:         1,
 			StateFormatVersion: 1,
 			MaxParallelism:     128,
-			Tasks:              []KeyGroupRange{{0, 64}, {64, 128}},
+			Tasks:              []TaskEntry{{KeyGroupRange: KeyGroupRange{0, 64}, Inputs: map[string]uint64{"payments": 120}}, {KeyGroupRange: KeyGroupRange{64, 128}}},
 		}},
 		Files: []FileEntry{
 			{Path: "state/000005.sst", Size: 10, SHA256: strings.Repeat("0", 64)},
@@ -52,7 +52,7 @@ func TestManifestRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, m) {
 		t.Fatalf("round trip changed the manifest:\n got %+v\nwant %+v", got, m)
 	}
-	if !bytes.Contains(data, []byte(`"format_version": 1`)) {
+	if !bytes.Contains(data, []byte(`"format_version": 2`)) {
 		t.Fatalf("encoding lacks format_version: %s", data)
 	}
 }
@@ -82,7 +82,9 @@ func TestManifestInvalid(t *testing.T) {
 		{"task gap", func(m *Manifest) { m.Operators[0].Tasks[1].Start = 65 }},
 		{"task overlap", func(m *Manifest) { m.Operators[0].Tasks[1].Start = 63 }},
 		{"tasks short of max", func(m *Manifest) { m.Operators[0].Tasks[1].End = 127 }},
-		{"empty task", func(m *Manifest) { m.Operators[0].Tasks = []KeyGroupRange{{0, 0}, {0, 128}} }},
+		{"empty task", func(m *Manifest) {
+			m.Operators[0].Tasks = []TaskEntry{{KeyGroupRange: KeyGroupRange{0, 0}}, {KeyGroupRange: KeyGroupRange{0, 128}}}
+		}},
 		{"no files", func(m *Manifest) { m.Files = nil }},
 		{"absolute path", func(m *Manifest) { m.Files[0].Path = "/etc/passwd" }},
 		{"dot-dot path", func(m *Manifest) { m.Files[0].Path = "../other/000005.sst" }},
@@ -117,7 +119,7 @@ func TestManifestDecodeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newer := bytes.Replace(good, []byte(`"format_version": 1`), []byte(`"format_version": 2`), 1)
+	newer := bytes.Replace(good, []byte(`"format_version": 2`), []byte(`"format_version": 3`), 1)
 	cases := []struct {
 		name string
 		data []byte
@@ -159,7 +161,7 @@ func FuzzDecodeManifest(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(good[:len(good)-5])
-	f.Add([]byte(`{"format_version": 1}`))
+	f.Add([]byte(`{"format_version": 2}`))
 	f.Add([]byte(`{"format_version": 2, "id": 1}`))
 	f.Add([]byte(`[]`))
 	f.Add(bytes.Replace(good, []byte("state/000005.sst"), []byte("../x"), 1))

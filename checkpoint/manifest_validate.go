@@ -28,7 +28,7 @@ func (m *Manifest) validate() error {
 	if m.Completed.Before(m.Created) {
 		return fmt.Errorf("completed %s before created %s", m.Completed, m.Created)
 	}
-	if m.Metrics.DurationNanos < 0 || m.Metrics.AlignmentNanos < 0 ||
+	if m.Metrics.DurationNanos < 0 || m.Metrics.AlignmentNanos < 0 || m.Metrics.MaxPauseNanos < 0 ||
 		m.Metrics.BytesTotal < 0 || m.Metrics.BytesNew < 0 {
 		return errors.New("negative metric")
 	}
@@ -82,12 +82,20 @@ func validateOperator(op OperatorEntry) error {
 	if op.MaxParallelism < 1 || op.MaxParallelism > maxKeyGroups {
 		return fmt.Errorf("max_parallelism %d outside 1..%d", op.MaxParallelism, maxKeyGroups)
 	}
-	return validateTasks(op.Tasks, op.MaxParallelism)
+	if err := validateTasks(op.Tasks, op.MaxParallelism); err != nil {
+		return err
+	}
+	for i, t := range op.Tasks {
+		if t.PauseNanos < 0 || t.AlignmentNanos < 0 {
+			return fmt.Errorf("task %d: negative metric", i)
+		}
+	}
+	return nil
 }
 
 // validateTasks checks that the task ranges partition [0, maxPar) in order,
 // as state/FORMAT.md assigns them; a gap would lose key groups on restore.
-func validateTasks(tasks []KeyGroupRange, maxPar int) error {
+func validateTasks(tasks []TaskEntry, maxPar int) error {
 	if len(tasks) == 0 {
 		return errors.New("no task key-group ranges")
 	}

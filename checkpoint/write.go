@@ -30,6 +30,15 @@ var ErrCheckpointExists = errors.New("checkpoint: checkpoint already exists")
 // root fsynced. A crash at any point leaves either no checkpoint m.ID or a
 // complete one, never a partial one under its final name.
 func Write(root string, db *pebble.DB, m Manifest) (Manifest, error) {
+	return WriteWithHook(root, db, m, nil)
+}
+
+// WriteWithHook is Write calling hook (when not nil) at each Step, so that
+// crash tests can kill the process at every point of the protocol.
+func WriteWithHook(root string, db *pebble.DB, m Manifest, hook func(Step)) (Manifest, error) {
+	if hook == nil {
+		hook = func(Step) {}
+	}
 	final := Dir(root, m.ID)
 	if _, err := os.Stat(final); err == nil {
 		return Manifest{}, fmt.Errorf("%w: checkpoint %d (%s)", ErrCheckpointExists, m.ID, final)
@@ -41,9 +50,10 @@ func Write(root string, db *pebble.DB, m Manifest) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, fmt.Errorf("checkpoint %d: %w", m.ID, err)
 	}
-	m, err = writeTemp(root, tmp, db, m)
+	m, err = writeTemp(root, tmp, db, m, hook)
 	if err == nil {
-		err = publish(root, tmp, final)
+		hook(StepManifestWritten)
+		err = publish(root, tmp, final, hook)
 	}
 	if err != nil {
 		_ = os.RemoveAll(tmp)
@@ -53,10 +63,11 @@ func Write(root string, db *pebble.DB, m Manifest) (Manifest, error) {
 }
 
 // writeTemp fills tmp with the state and the manifest.
-func writeTemp(root, tmp string, db *pebble.DB, m Manifest) (Manifest, error) {
+func writeTemp(root, tmp string, db *pebble.DB, m Manifest, hook func(Step)) (Manifest, error) {
 	if err := db.Checkpoint(filepath.Join(tmp, stateDir), pebble.WithFlushedWAL()); err != nil {
 		return m, fmt.Errorf("pebble checkpoint: %w", err)
 	}
+	hook(StepStateCopied)
 	files, err := hashTree(tmp)
 	if err != nil {
 		return m, err
@@ -66,21 +77,25 @@ func writeTemp(root, tmp string, db *pebble.DB, m Manifest) (Manifest, error) {
 	if m.Completed.IsZero() {
 		m.Completed = time.Now().UTC()
 	}
+	if m.Metrics.DurationNanos == 0 {
+		m.Metrics.DurationNanos = max(int64(m.Completed.Sub(m.Created)), 0)
+	}
 	m.Metrics.BytesTotal, m.Metrics.BytesNew = byteMetrics(root, m.ID, files)
 	data, err := Encode(m)
 	if err != nil {
 		return m, err
 	}
-	return m, writeFileSync(tmp, manifestFile, data)
+	return m, writeFileSyncHook(tmp, manifestFile, data, func() { hook(StepManifestTemp) })
 }
 
 // publish moves a finished temporary directory to its final name. Rename
 // onto an existing non-empty directory fails, so a concurrent Write of the
 // same id cannot replace a checkpoint.
-func publish(root, tmp, final string) error {
+func publish(root, tmp, final string, hook func(Step)) error {
 	if err := os.Rename(tmp, final); err != nil {
 		return err
 	}
+	hook(StepRenamed)
 	return syncDir(root)
 }
 
@@ -157,6 +172,12 @@ func hashFile(path string) (int64, string, error) {
 // writeFileSync writes dir/name atomically and durably: a reader sees the
 // old state or the whole new file, also after a crash.
 func writeFileSync(dir, name string, data []byte) error {
+	return writeFileSyncHook(dir, name, data, func() {})
+}
+
+// writeFileSyncHook is writeFileSync calling beforeRename once the
+// temporary file is durable.
+func writeFileSyncHook(dir, name string, data []byte, beforeRename func()) error {
 	tmp := filepath.Join(dir, name+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -170,6 +191,7 @@ func writeFileSync(dir, name string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
+		beforeRename()
 		err = os.Rename(tmp, filepath.Join(dir, name))
 	}
 	if err != nil {

@@ -1,7 +1,7 @@
 // Package engine builds a pipeline from its config and runs it: sources
 // from JetStream, operator tasks in wazero with host-owned keyed state in
-// Pebble, outputs to JetStream, and the periodic sync that commits state and
-// source positions together.
+// Pebble, outputs to JetStream, and the checkpoint coordinator whose
+// barriers cut state and source positions consistently.
 package engine
 
 import (
@@ -10,48 +10,16 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/engine/config"
-	"github.com/wasmstream/wasmstream/host"
 	"github.com/wasmstream/wasmstream/natsio"
 	"github.com/wasmstream/wasmstream/state"
 )
-
-// Options tune a run. Zero fields take the defaults.
-type Options struct {
-	Logger hclog.Logger
-	// Engine is wazero's engine: compiler (default) or interpreter.
-	Engine host.Engine
-	// SyncInterval is how often state and source positions are committed
-	// together (default 5s). A crash replays from the last commit.
-	SyncInterval time.Duration
-	// StopWhenIdle ends the run after no source delivered anything for this
-	// long (0 = run until the context ends).
-	StopWhenIdle time.Duration
-	// FetchBatch is the most records a source fetches at once (default 1024).
-	FetchBatch int
-	// ProgressInterval is how often progress is logged (default 10s).
-	ProgressInterval time.Duration
-}
-
-func (o Options) withDefaults() Options {
-	if o.Logger == nil {
-		o.Logger = hclog.NewNullLogger()
-	}
-	if o.SyncInterval <= 0 {
-		o.SyncInterval = 5 * time.Second
-	}
-	if o.FetchBatch <= 0 {
-		o.FetchBatch = 1024
-	}
-	if o.ProgressInterval <= 0 {
-		o.ProgressInterval = 10 * time.Second
-	}
-	return o
-}
 
 // Pipeline is a built, runnable pipeline.
 type Pipeline struct {
@@ -65,12 +33,14 @@ type Pipeline struct {
 	operators []*operator
 	dead      deadLetters
 
-	// gate: sources route under RLock; a sync takes Lock so it sees every
-	// routed record and no half-routed chunk.
-	gate     sync.RWMutex
-	failed   chan struct{}
-	failOnce sync.Once
-	failErr  error
+	coord        *coordinator
+	restored     *restorePlan // nil when the run started from empty state
+	recoveryTime time.Duration
+	skipped      atomic.Uint64 // replayed records a restored snapshot already held
+	control      *nats.Subscription
+	failed       chan struct{}
+	failOnce     sync.Once
+	failErr      error
 }
 
 var errPipelineFailed = errors.New("pipeline stopped after a failure")
@@ -79,7 +49,8 @@ var errPipelineFailed = errors.New("pipeline stopped after a failure")
 // (starting the embedded server when the config names none), ensures the
 // declared streams and positions every source after its last commit.
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (p *Pipeline, err error) {
-	opts = opts.withDefaults()
+	started := time.Now()
+	opts = opts.withDefaults(cfg)
 	p = &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{})}
 	defer func() {
 		if err != nil {
@@ -89,24 +60,56 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (p *Pipeline,
 	if err := p.compile(ctx); err != nil {
 		return nil, err
 	}
-	if p.store, err = state.Open(filepath.Join(cfg.DataDir, "state"), state.Options{}); err != nil {
-		return nil, fmt.Errorf("open state in %s: %w", cfg.DataDir, err)
+	plan, lastID, err := p.planRecovery(started)
+	if err != nil {
+		return nil, err
 	}
+	p.restored = plan
 	if err := p.connect(ctx); err != nil {
 		return nil, err
 	}
-	if err := p.dead.load(p.store, cfg.Operators); err != nil {
+	if err := p.openState(ctx); err != nil {
 		return nil, err
-	}
-	for _, op := range p.operators {
-		if err := op.startTasks(ctx, p.store); err != nil {
-			return nil, err
-		}
 	}
 	if err := p.openSources(ctx); err != nil {
 		return nil, err
 	}
+	p.installSkipTables()
+	p.coord = newCoordinator(p, lastID)
+	if err := p.serveControl(); err != nil {
+		return nil, err
+	}
+	if plan != nil {
+		p.recoveryTime = time.Since(started)
+		p.logger.Info("checkpoint restored", "checkpoint", plan.manifest.ID, "recovery_time", p.recoveryTime)
+	}
 	return p, nil
+}
+
+// openState rebuilds the live state from the restored checkpoint (or
+// empties it), opens it and starts every operator's tasks on it.
+func (p *Pipeline) openState(ctx context.Context) error {
+	if p.restored != nil {
+		if err := p.checkSourcesBeforeRestore(ctx); err != nil {
+			return err
+		}
+	}
+	if err := prepareLiveState(p.cfg.DataDir, p.restored); err != nil {
+		return err
+	}
+	var err error
+	if p.store, err = state.Open(liveStateDir(p.cfg.DataDir), state.Options{}); err != nil {
+		return fmt.Errorf("open state in %s: %w", p.cfg.DataDir, err)
+	}
+	if err := p.dead.load(p.store, p.cfg.Operators); err != nil {
+		return err
+	}
+	for _, op := range p.operators {
+		if err := op.startTasks(ctx, p.store); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *Pipeline) compile(ctx context.Context) error {
@@ -142,29 +145,62 @@ func (p *Pipeline) connect(ctx context.Context) error {
 }
 
 func (p *Pipeline) openSources(ctx context.Context) error {
-	positions, err := loadPositions(p.store)
-	if err != nil {
-		return err
-	}
 	for i := range p.cfg.Sources {
 		sc := &p.cfg.Sources[i]
-		s := &source{p: p, index: len(p.sources), cfg: sc}
+		s := &source{p: p, index: len(p.sources), cfg: sc, barriers: make(chan barrierRequest, 1)}
 		s.consumers = p.consumersOf(sc.Name)
 		if len(s.consumers) == 0 {
 			p.logger.Warn("source feeds no operator; not reading it", "source", sc.Name)
 			continue
 		}
-		start, err := p.startSequence(ctx, sc, positions[sc.Name])
+		start, err := p.startSequence(ctx, sc)
 		if err != nil {
 			return err
 		}
-		if s.src, err = p.conn.OpenSource(ctx, natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start}); err != nil {
+		if s.src, err = p.conn.OpenSource(ctx, natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start.sequence}); err != nil {
 			return fmt.Errorf("%s: source %q: %w", config.Pos(sc.Range), sc.Name, err)
 		}
-		s.position.Store(start - 1)
+		s.position.Store(start.sequence - 1)
+		if start.sequence <= start.replayUntil {
+			s.replayUntil = start.replayUntil
+		}
 		p.sources = append(p.sources, s)
 	}
 	return nil
+}
+
+// checkSourcesBeforeRestore runs the stream checks of every source before
+// the live state is replaced, so a refused restore changes nothing.
+func (p *Pipeline) checkSourcesBeforeRestore(ctx context.Context) error {
+	for i := range p.cfg.Sources {
+		if _, err := p.startSequence(ctx, &p.cfg.Sources[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// installSkipTables gives every task of an operator restored from an
+// unaligned snapshot the records to skip on replay.
+func (p *Pipeline) installSkipTables() {
+	if p.restored == nil {
+		return
+	}
+	index := map[string]int{}
+	for _, s := range p.sources {
+		index[s.cfg.Name] = s.index
+	}
+	for _, op := range p.operators {
+		e, ok := manifestOperator(p.restored.manifest, op.cfg.Name)
+		if !ok {
+			continue
+		}
+		if st := newSkipTable(e, index, p.restored.resume); st != nil {
+			for _, t := range op.tasks {
+				t.skip = st
+			}
+		}
+	}
 }
 
 func (p *Pipeline) consumersOf(name string) []consumer {
@@ -182,6 +218,9 @@ func (p *Pipeline) consumersOf(name string) []consumer {
 // Close releases everything Open acquired. Safe on a partly opened pipeline.
 func (p *Pipeline) Close() {
 	ctx := context.Background()
+	if p.control != nil {
+		_ = p.control.Unsubscribe()
+	}
 	for _, s := range p.sources {
 		if s.src != nil {
 			s.src.Close()

@@ -71,7 +71,7 @@ func runUntilIdle(t *testing.T, cfg *config.Pipeline, lines string) Stats {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := Open(ctx, cfg, Options{Logger: testLogger(t), StopWhenIdle: 1500 * time.Millisecond, SyncInterval: 200 * time.Millisecond})
+	p, err := Open(ctx, cfg, Options{Logger: testLogger(t), StopWhenIdle: 1500 * time.Millisecond, Checkpoint: CheckpointOptions{Interval: 200 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

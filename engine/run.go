@@ -6,18 +6,13 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
-// finalSyncTimeout bounds the last commit on shutdown.
-const finalSyncTimeout = 30 * time.Second
-
 // Run processes records until ctx ends, the pipeline has been idle for
-// Options.StopWhenIdle, or a task fails. On a clean stop it drains what was
-// routed and commits state and positions once more.
+// Options.StopWhenIdle, or a task fails. On a clean stop it takes a final
+// checkpoint: the sources inject a last barrier and stop reading.
 func (p *Pipeline) Run(ctx context.Context) error {
-	srcCtx, stopSources := context.WithCancel(ctx)
+	srcCtx, stopSources := context.WithCancel(context.Background())
 	defer stopSources()
 	var tasks, sources sync.WaitGroup
 	for _, op := range p.operators {
@@ -41,13 +36,11 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		}()
 	}
 	runErr := p.loop(ctx)
+	if runErr == nil && p.failure() == nil {
+		runErr = p.finalCheckpoint()
+	}
 	stopSources()
 	sources.Wait()
-	if runErr == nil && p.failure() == nil {
-		fctx, cancel := context.WithTimeout(context.Background(), finalSyncTimeout)
-		runErr = p.sync(fctx)
-		cancel()
-	}
 	p.closeTasks()
 	tasks.Wait()
 	p.logProgress(time.Time{})
@@ -57,39 +50,76 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	return runErr
 }
 
-// loop drives periodic syncs, progress logs and the idle stop.
+// loop drives checkpoints, progress logs and the idle stop.
 func (p *Pipeline) loop(ctx context.Context) error {
-	syncTick := time.NewTicker(p.opts.SyncInterval)
-	defer syncTick.Stop()
 	progressTick := time.NewTicker(p.opts.ProgressInterval)
 	defer progressTick.Stop()
 	idleTick := time.NewTicker(100 * time.Millisecond)
 	defer idleTick.Stop()
 	started := time.Now()
+	c := p.coord
 	for {
+		var timeout <-chan time.Time
+		if c.pending != nil {
+			timeout = time.After(c.opts.Timeout - time.Since(c.pending.created))
+		}
+		var err error
 		select {
 		case <-ctx.Done():
-			p.logger.Info("stopping: draining routed records and committing state")
+			p.logger.Info("stopping: final checkpoint")
 			return nil
 		case <-p.failed:
 			return p.failure()
-		case <-syncTick.C:
-			// Not ctx: a sync that started finishes even when a stop arrives.
-			sctx, cancel := context.WithTimeout(context.Background(), finalSyncTimeout)
-			err := p.sync(sctx)
-			cancel()
-			if err != nil {
-				return err
+		case <-c.nextTrigger():
+			err = c.start(false)
+		case answer := <-c.demand:
+			c.waiters = append(c.waiters, answer)
+			if c.pending == nil {
+				err = c.start(false)
 			}
+		case <-c.pendingDone():
+			err = c.complete(context.Background())
+		case <-timeout:
+			err = c.abandon(fmt.Sprintf("not complete after %s (checkpoint timeout)", c.opts.Timeout))
 		case <-progressTick.C:
 			p.logProgress(started)
 		case <-idleTick.C:
-			if p.idleFor() >= p.opts.StopWhenIdle && p.opts.StopWhenIdle > 0 && time.Since(started) >= p.opts.StopWhenIdle {
+			if p.opts.StopWhenIdle > 0 && p.idleFor() >= p.opts.StopWhenIdle && time.Since(started) >= p.opts.StopWhenIdle {
 				p.logger.Info("stopping: no input", "idle_for", p.opts.StopWhenIdle)
 				return nil
 			}
 		}
+		if err != nil {
+			return err
+		}
 	}
+}
+
+// finalCheckpoint lets a checkpoint in progress finish, then takes the last
+// one: sources inject a final barrier and stop, tasks snapshot after every
+// record routed before it.
+func (p *Pipeline) finalCheckpoint() error {
+	c := p.coord
+	deadline := time.After(c.opts.Timeout)
+	for final := false; !final; {
+		if c.pending == nil {
+			if err := c.start(true); err != nil {
+				return err
+			}
+			final = true
+		}
+		select {
+		case <-c.pending.done:
+			if err := c.complete(context.Background()); err != nil {
+				return err
+			}
+		case <-p.failed:
+			return p.failure()
+		case <-deadline:
+			return fmt.Errorf("final checkpoint %d not complete after %s; the next run resumes from the last completed checkpoint", c.pending.id, c.opts.Timeout)
+		}
+	}
+	return nil
 }
 
 func (p *Pipeline) idleFor() time.Duration {
@@ -109,89 +139,4 @@ func (p *Pipeline) closeTasks() {
 			close(t.in)
 		}
 	}
-}
-
-// syncRequest asks a task to flush its state into a shared batch after the
-// records routed before it.
-type syncRequest struct {
-	mu    sync.Mutex
-	batch *pebble.Batch
-	wg    sync.WaitGroup
-	errMu sync.Mutex
-	err   error
-}
-
-func (s *syncRequest) done(err error) {
-	if err != nil {
-		s.errMu.Lock()
-		s.err = errors.Join(s.err, err)
-		s.errMu.Unlock()
-	}
-	s.wg.Done()
-}
-
-// sync commits a consistent cut: it stops routing, lets every task finish the
-// records routed so far and flush its state, waits until every output is
-// acknowledged by JetStream, then commits state, dead-letter decisions and
-// source positions in one synced Pebble batch. Outputs are acknowledged
-// before the positions move, so a crash replays rather than loses.
-func (p *Pipeline) sync(ctx context.Context) error {
-	p.gate.Lock()
-	defer p.gate.Unlock()
-	req := &syncRequest{batch: p.store.NewBatch()}
-	for _, op := range p.operators {
-		for _, t := range op.tasks {
-			req.wg.Add(1)
-			select {
-			case t.in <- taskItem{sync: req}:
-			case <-p.failed:
-				return p.failure()
-			}
-		}
-	}
-	if err := p.waitTasks(ctx, req); err != nil {
-		return err // tasks may still hold the batch: leave it to the collector
-	}
-	if err := p.prepareCommit(ctx, req.batch); err != nil {
-		req.batch.Close()
-		return err
-	}
-	if err := p.store.Commit(req.batch); err != nil { // closes the batch
-		return fmt.Errorf("sync: commit state: %w", err)
-	}
-	return nil
-}
-
-// prepareCommit waits for every output acknowledgement, then adds the
-// dead-letter decisions and source positions to the batch.
-func (p *Pipeline) prepareCommit(ctx context.Context, b *pebble.Batch) error {
-	if err := p.sink.Flush(ctx); err != nil {
-		return fmt.Errorf("sync: waiting for output acknowledgements: %w", err)
-	}
-	if err := p.dead.putAll(b); err != nil {
-		return err
-	}
-	return putPositions(b, p.positions())
-}
-
-func (p *Pipeline) waitTasks(ctx context.Context, req *syncRequest) error {
-	done := make(chan struct{})
-	go func() { req.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return req.err
-	case <-p.failed:
-		return p.failure()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (p *Pipeline) positions() map[string]position {
-	ps := map[string]position{}
-	for _, s := range p.sources {
-		id := s.src.Identity()
-		ps[s.cfg.Name] = position{Stream: s.cfg.Stream, Sequence: s.position.Load(), StreamCreated: id.Created}
-	}
-	return ps
 }

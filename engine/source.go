@@ -24,6 +24,12 @@ type source struct {
 	position atomic.Uint64
 	read     atomic.Uint64
 	lastData atomic.Int64 // unix nanos of the last fetch that returned data
+	// barriers carries the coordinator's barrier requests.
+	barriers chan barrierRequest
+	// replayUntil is the stream's last sequence when the run restored a
+	// checkpoint; records up to it are counted as replayed.
+	replayUntil uint64
+	replayed    atomic.Uint64
 }
 
 type consumer struct {
@@ -37,6 +43,13 @@ const fetchWait = 200 * time.Millisecond
 
 func (s *source) run(ctx context.Context) error {
 	for ctx.Err() == nil {
+		select {
+		case req := <-s.barriers:
+			if err := s.injectBarrier(req); err != nil || req.final {
+				return err
+			}
+		default:
+		}
 		msgs, err := s.src.Fetch(ctx, s.p.opts.FetchBatch, fetchWait)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
@@ -56,11 +69,32 @@ func (s *source) run(ctx context.Context) error {
 	return nil
 }
 
-// route hands msgs to the tasks under the pipeline's gate so that a sync
-// never sees a chunk half routed: the position moves with the records.
+// injectBarrier sends the checkpoint's barrier to every task that consumes
+// the source, after the last chunk routed to it, and reports the position.
+func (s *source) injectBarrier(req barrierRequest) error {
+	pos := s.position.Load()
+	for _, c := range s.consumers {
+		for _, t := range c.op.tasks {
+			b := &barrier{id: req.ckpt.id, input: int(c.input), position: pos, ckpt: req.ckpt}
+			select {
+			case t.in <- taskItem{barrier: b}:
+			case <-s.p.failed:
+				return errPipelineFailed
+			}
+		}
+	}
+	req.ckpt.sourceAt(s.index, pos)
+	return nil
+}
+
+// route hands msgs to the tasks. Only this goroutine routes the source's
+// records and injects its barriers, so a barrier follows exactly the
+// records routed before it.
 func (s *source) route(ctx context.Context, msgs []natsio.Message) error {
-	s.p.gate.RLock()
-	defer s.p.gate.RUnlock()
+	upTo := msgs[len(msgs)-1].Sequence
+	if s.replayUntil > 0 {
+		s.countReplayed(msgs)
+	}
 	for _, c := range s.consumers {
 		chunks := make([][]inputRecord, len(c.op.tasks))
 		for i := range msgs {
@@ -83,14 +117,27 @@ func (s *source) route(ctx context.Context, msgs []natsio.Message) error {
 				continue
 			}
 			// Not ctx: once part of a chunk is routed the rest must follow,
-			// or the final sync would commit state past the position.
+			// or a barrier would follow a half-routed fetch.
 			select {
-			case c.op.tasks[t].in <- taskItem{records: chunk}:
+			case c.op.tasks[t].in <- taskItem{records: chunk, input: int(c.input), upTo: upTo}:
 			case <-s.p.failed:
 				return errPipelineFailed
 			}
 		}
 	}
-	s.position.Store(msgs[len(msgs)-1].Sequence)
+	s.position.Store(upTo)
 	return nil
+}
+
+func (s *source) countReplayed(msgs []natsio.Message) {
+	n := 0
+	for i := range msgs {
+		if msgs[i].Sequence <= s.replayUntil {
+			n++
+		}
+	}
+	s.replayed.Add(uint64(n))
+	if msgs[len(msgs)-1].Sequence >= s.replayUntil {
+		s.replayUntil = 0
+	}
 }

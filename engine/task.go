@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats.go"
 
+	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/host"
 	"github.com/wasmstream/wasmstream/natsio"
 	"github.com/wasmstream/wasmstream/state"
@@ -27,28 +29,84 @@ type task struct {
 	hostRecs []host.Record
 	hdrBuf   []byte
 
+	ck   taskCheckpointing
+	skip *skipTable // records a restored unaligned snapshot already holds; nil when none
+
 	processed atomic.Uint64
 	emitted   atomic.Uint64
 	dead      atomic.Uint64
 	restarts  atomic.Uint64
 }
 
-// taskItem is either a chunk of records or a sync request.
+// taskItem is a chunk of records of one input, or a barrier.
 type taskItem struct {
 	records []inputRecord
-	sync    *syncRequest
+	input   int    // the operator input of records
+	upTo    uint64 // the source had routed every record up to this sequence
+	barrier *barrier
 }
 
 func (t *task) run(ctx context.Context) error {
-	for item := range t.in {
-		if item.sync != nil {
-			item.sync.done(t.flush(item.sync))
-			continue
+	for {
+		item, ok, err := t.next(ctx)
+		if err != nil || !ok {
+			return err
 		}
-		if err := t.processChunk(ctx, item.records); err != nil {
+		if item.barrier != nil {
+			err = t.onBarrier(ctx, item.barrier)
+		} else {
+			err = t.onChunk(ctx, item)
+		}
+		if err != nil {
 			return err
 		}
 	}
+}
+
+// next waits for the next item; while a barrier alignment can time out it
+// also wakes up to tell the aligner how long it has waited.
+func (t *task) next(ctx context.Context) (taskItem, bool, error) {
+	for {
+		wait := t.ck.alignmentWait()
+		if wait < 0 {
+			item, ok := <-t.in
+			return item, ok, nil
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case item, ok := <-t.in:
+			timer.Stop()
+			return item, ok, nil
+		case <-timer.C:
+			if err := t.apply(ctx, t.ck.aligner.Tick(time.Since(t.ck.firstBarrier))); err != nil {
+				return taskItem{}, false, err
+			}
+		}
+	}
+}
+
+// onChunk processes a chunk, or holds it while its input is aligned.
+func (t *task) onChunk(ctx context.Context, item taskItem) error {
+	action, err := t.ck.aligner.Record(item.input)
+	if err != nil {
+		return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
+	}
+	if action == checkpoint.Hold {
+		t.ck.hold(item)
+		return nil
+	}
+	return t.processItem(ctx, item)
+}
+
+func (t *task) processItem(ctx context.Context, item taskItem) error {
+	recs := item.records
+	if t.skip != nil {
+		recs = t.skip.filter(t.op, recs)
+	}
+	if err := t.processChunk(ctx, recs); err != nil {
+		return err
+	}
+	t.ck.covered[item.input] = max(t.ck.covered[item.input], item.upTo)
 	return nil
 }
 
@@ -151,12 +209,4 @@ func (t *task) replaceInstanceIfClosed(ctx context.Context) error {
 	}
 	t.inst = inst
 	return nil
-}
-
-// flush writes the task's dirty state into the sync's batch.
-func (t *task) flush(s *syncRequest) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, err := t.backend.FlushTo(s.batch)
-	return err
 }

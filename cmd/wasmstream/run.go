@@ -15,9 +15,17 @@ import (
 
 type runFlags struct {
 	stopWhenIdle time.Duration
-	syncInterval time.Duration
 	engine       string
 	fetchBatch   int
+	checkpoint   checkpointFlags
+	recovery     engine.RecoveryOptions
+}
+
+// checkpointFlags override the config's checkpoint block.
+type checkpointFlags struct {
+	interval, timeout, minPause, alignmentTimeout time.Duration
+	mode                                          string
+	retain                                        int
 }
 
 func newRunCommand(g *globalFlags) *cobra.Command {
@@ -25,17 +33,31 @@ func newRunCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run PIPELINE.hcl",
 		Short: "Run a pipeline until interrupted (SIGINT/SIGTERM stop it gracefully)",
-		Long: `Run compiles every operator module, opens the state in the data dir, starts the
-embedded JetStream server when the pipeline names no server, and processes records.
-State and source positions are committed together every --sync-interval and on a
-graceful stop; a restart resumes after the last commit.`,
+		Long: `Run compiles every operator module, restores the newest completed checkpoint
+(verifying every file's checksum), starts the embedded JetStream server when the
+pipeline names no server, and processes records. A checkpoint - operator state and
+source positions as one consistent cut - is taken every checkpoint interval (the
+config's checkpoint block, or --checkpoint-interval), on demand
+("wasmstream checkpoints trigger") and on a graceful stop. After a crash the next run
+restores the newest checkpoint and replays from its positions.
+
+A checkpoint that cannot be restored (corrupt or missing file, truncated manifest,
+changed operator module, other ABI or state format, stream recreated or purged)
+stops the run with an error naming the checkpoint and the cause: nothing is
+changed. Choose explicitly: --from-checkpoint ID rolls back to an older retained
+checkpoint, --empty-state starts over, --allow-operator-change accepts a new module.`,
 		Example: `  wasmstream run examples/payment-risk/pipeline.hcl
-  wasmstream run pipeline.hcl --stop-when-idle 2s --log-format json`,
+  wasmstream run pipeline.hcl --stop-when-idle 2s --log-format json
+  wasmstream run pipeline.hcl --checkpoint-interval 1s --checkpoint-mode unaligned
+  wasmstream run pipeline.hcl --from-checkpoint 41`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPipeline(cmd, g, f, args[0]) },
 	}
 	cmd.Flags().DurationVar(&f.stopWhenIdle, "stop-when-idle", 0, "stop after no input arrived for this long (0 = run until interrupted)")
-	cmd.Flags().DurationVar(&f.syncInterval, "sync-interval", 5*time.Second, "how often state and source positions are committed together")
+	addCheckpointFlags(cmd, &f.checkpoint)
+	cmd.Flags().Uint64Var(&f.recovery.FromCheckpoint, "from-checkpoint", 0, "restore this retained checkpoint instead of the newest (a rollback)")
+	cmd.Flags().BoolVar(&f.recovery.EmptyState, "empty-state", false, "start from empty state and the configured source starts although checkpoints exist (they are kept)")
+	cmd.Flags().BoolVar(&f.recovery.AllowOperatorChange, "allow-operator-change", false, "restore state written by another version of an operator module")
 	cmd.Flags().StringVar(&f.engine, "engine", string(host.EngineCompiler), "wazero engine: compiler or interpreter")
 	cmd.Flags().IntVar(&f.fetchBatch, "fetch-batch", 1024, "most records a source fetches at once")
 	return cmd
@@ -46,13 +68,18 @@ func runPipeline(cmd *cobra.Command, g *globalFlags, f *runFlags, path string) e
 	if err != nil {
 		return err
 	}
+	ckOpts, err := f.checkpoint.options()
+	if err != nil {
+		return err
+	}
 	logger := newLogger(g, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p, err := engine.Open(ctx, cfg, engine.Options{
 		Logger:       logger,
 		Engine:       host.Engine(f.engine),
-		SyncInterval: f.syncInterval,
+		Checkpoint:   ckOpts,
+		Recovery:     f.recovery,
 		StopWhenIdle: f.stopWhenIdle,
 		FetchBatch:   f.fetchBatch,
 	})

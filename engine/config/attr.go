@@ -214,20 +214,47 @@ func (a *attrs) integer(name string, lo, hi, def int64) int64 {
 
 // duration reads a positive duration written for time.ParseDuration, or returns def.
 func (a *attrs) duration(name string, def time.Duration) time.Duration {
-	s, st := a.str(name)
+	d, s, st := a.durationText(name)
 	if st != present {
-		return def
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		a.errorf(name, "%q is not a duration; write e.g. \"500ms\", \"5s\" or \"2m\"", s)
 		return def
 	}
 	if d <= 0 {
 		a.errorf(name, "must be positive, got %q", s)
+		a.fail(name)
 		return def
 	}
 	return d
+}
+
+// nonNegativeDuration reads a duration of zero or more, or returns def; zero is appended to the
+// message about a negative value and says what "0s" means for this setting.
+func (a *attrs) nonNegativeDuration(name string, def time.Duration, zero string) (time.Duration, state) {
+	d, s, st := a.durationText(name)
+	if st != present {
+		return def, st
+	}
+	if d < 0 {
+		a.errorf(name, "must not be negative, got %q; %s", s, zero)
+		a.fail(name)
+		return def, invalid
+	}
+	return d, present
+}
+
+// durationText reads a duration written for time.ParseDuration and also returns the text as
+// written, for messages about its value.
+func (a *attrs) durationText(name string) (time.Duration, string, state) {
+	s, st := a.str(name)
+	if st != present {
+		return 0, "", st
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		a.errorf(name, "%q is not a duration; write e.g. \"500ms\", \"5s\" or \"2m\"", s)
+		a.fail(name)
+		return 0, s, invalid
+	}
+	return d, s, present
 }
 
 // strList reads a list of strings with the range of each element, so that a bad element is

@@ -101,6 +101,7 @@ func (d *decoder) decodeTop(p *Pipeline, a *attrs) {
 func (d *decoder) decodeBlocks(p *Pipeline, blocks hcl.Blocks) {
 	p.Server = Server{EmbeddedPort: DefaultEmbeddedPort}
 	p.Log = Log{Format: DefaultLogFormat, Level: DefaultLogLevel}
+	p.Checkpoint = defaultCheckpoint()
 	for _, b := range blocks {
 		switch b.Type {
 		case "server":
@@ -110,6 +111,10 @@ func (d *decoder) decodeBlocks(p *Pipeline, blocks hcl.Blocks) {
 		case "log":
 			if d.once(b) {
 				p.Log = d.decodeLog(b)
+			}
+		case "checkpoint":
+			if d.once(b) {
+				p.Checkpoint = d.decodeCheckpoint(b)
 			}
 		case "stream":
 			d.addStream(p, b)

@@ -21,6 +21,27 @@ const (
 	DefaultSinkMode          = ModeAtLeastOnce
 )
 
+// Defaults of the checkpoint block. min_pause and alignment_timeout default to 0: no pause
+// between checkpoints, and an aligned checkpoint never switches to unaligned.
+const (
+	DefaultCheckpointInterval = 5 * time.Second
+	DefaultCheckpointTimeout  = 10 * time.Minute
+	DefaultCheckpointRetain   = 3
+	DefaultCheckpointMode     = CheckpointAligned
+)
+
+// Checkpoint modes. They only differ for an operator with several inputs.
+const (
+	// CheckpointAligned makes an operator that saw barrier N on one input hold that input until
+	// barrier N arrived on all of them, then snapshot: the snapshot needs no in-flight records,
+	// but a slow input delays the others.
+	CheckpointAligned = "aligned"
+	// CheckpointUnaligned makes an operator snapshot at the first barrier N and forward it at
+	// once, recording the records still in flight on the other inputs so that a restore replays
+	// them: no input waits for another, at the cost of a longer replay on restore.
+	CheckpointUnaligned = "unaligned"
+)
+
 // ModeAtLeastOnce is the only sink mode accepted for now: outputs carry a Nats-Msg-Id, so a
 // stream's duplicate window absorbs replays that fall inside it, but nothing more is promised.
 const ModeAtLeastOnce = "at_least_once"
@@ -37,6 +58,11 @@ const (
 	maxInt64          = 1<<63 - 1
 	maxFileBytes      = 16 << 20 // config file, config_file and file() arguments
 	deadLetterPrefix  = "wasmstream.dlq."
+	// minCheckpointInterval is the shortest interval accepted: below it the pipeline would do
+	// little but checkpoint (a Pebble checkpoint alone takes milliseconds).
+	minCheckpointInterval = 10 * time.Millisecond
+	maxCheckpointRetain   = 1000
+	maxStateVersionLen    = 64
 )
 
 // defaultDeadLetterSubject is where an operator's poison records go unless it says otherwise.

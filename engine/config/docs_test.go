@@ -40,8 +40,8 @@ func TestDocsCoverSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []*hcl.BodySchema{fileSchema, serverSchema, logSchema, streamSchema, sourceSchema,
-		operatorSchema, keySchema, limitsSchema, sinkSchema} {
+	for _, s := range []*hcl.BodySchema{fileSchema, serverSchema, logSchema, checkpointSchema, streamSchema,
+		sourceSchema, operatorSchema, keySchema, limitsSchema, sinkSchema} {
 		for _, a := range s.Attributes {
 			if !strings.Contains(string(doc), "`"+a.Name+"`") {
 				t.Errorf("setting %s is not documented", a.Name)

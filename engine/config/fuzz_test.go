@@ -23,6 +23,33 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(""))
 	f.Add([]byte("name = \"x\"\noperator \"o\" { config = file(\"risk.json\") }"))
+	// Loads with a warning: alignment_timeout has no effect in unaligned mode.
+	f.Add([]byte(`name = "x"
+checkpoint {
+  interval          = "0s"
+  mode              = "unaligned"
+  alignment_timeout = "1s"
+  retain            = 2
+}
+source "in" {
+  stream = "S"
+}
+stream "S" {
+  subjects = ["s.>"]
+}
+operator "o" {
+  module        = "o.wasm"
+  state_version = "v1"
+  inputs        = ["in"]
+  key {
+    header = "K"
+  }
+  outputs = { out = "out" }
+}
+sink "out" {
+  subject = "t.out"
+}
+`))
 	// Paths resolve against testdata/valid, where risk.json lives.
 	filename := filepath.Join("testdata", "valid", "fuzz.hcl")
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -105,6 +105,7 @@ func TestLoadValid(t *testing.T) {
 		{"full.hcl", wantFull},
 		{"minimal.hcl", wantMinimal},
 		{"functions.hcl", wantFunctions},
+		{"unaligned.hcl", wantUnaligned},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata/valid", tc.file)
@@ -131,7 +132,8 @@ func comparePipelines(t *testing.T, got, want *Pipeline) {
 		got, want any
 	}{
 		{"Name", got.Name, want.Name}, {"DataDir", got.DataDir, want.DataDir}, {"Dir", got.Dir, want.Dir},
-		{"Server", got.Server, want.Server}, {"Log", got.Log, want.Log}, {"Streams", got.Streams, want.Streams},
+		{"Server", got.Server, want.Server}, {"Log", got.Log, want.Log}, {"Checkpoint", got.Checkpoint, want.Checkpoint},
+		{"Streams", got.Streams, want.Streams},
 		{"Sources", got.Sources, want.Sources}, {"Operators", got.Operators, want.Operators},
 		{"Sinks", got.Sinks, want.Sinks}, {"Text", got.Text, want.Text},
 	} {
@@ -144,6 +146,7 @@ func comparePipelines(t *testing.T, got, want *Pipeline) {
 // clearRanges keeps only the line of each range, which the expected values spell out.
 func clearRanges(p *Pipeline) {
 	line := func(r *hcl.Range) { *r = hcl.Range{Start: hcl.Pos{Line: r.Start.Line}} }
+	line(&p.Checkpoint.Range)
 	for i := range p.Streams {
 		line(&p.Streams[i].Range)
 	}
@@ -167,14 +170,17 @@ func wantFull(dir string) *Pipeline {
 		DataDir: filepath.Join(dir, "state"),
 		Server:  Server{URL: "nats://127.0.0.1:4222", Credentials: filepath.Join(dir, "secrets/risk.creds"), EmbeddedPort: 4222},
 		Log:     Log{Format: "json", Level: "debug"},
+		Checkpoint: Checkpoint{Interval: 30 * time.Second, Timeout: 5 * time.Minute, MinPause: time.Second,
+			Mode: "aligned", AlignmentTimeout: 10 * time.Second, Retain: 5, Range: at(15)},
 		Streams: []Stream{
-			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Range: at(15)},
-			{Name: "RISK", Subjects: []string{"risk.>", "wasmstream.dlq.payment-risk.>"}, Storage: "memory", Range: at(21)},
+			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Range: at(24)},
+			{Name: "RISK", Subjects: []string{"risk.>", "wasmstream.dlq.payment-risk.>"}, Storage: "memory", Range: at(30)},
 		},
-		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(26)}},
+		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(35)}},
 		Operators: []Operator{{
 			Name:              "risk",
 			Module:            filepath.Join(dir, "operator/risk.wasm"),
+			StateVersion:      "3",
 			Inputs:            []string{"payments"},
 			Key:               Key{JSONField: "account.id"},
 			Parallelism:       4,
@@ -183,12 +189,12 @@ func wantFull(dir string) *Pipeline {
 			Outputs:           map[string]string{"out": "risk-totals", "alerts": "risk-alerts"},
 			DeadLetterSubject: "wasmstream.dlq.payment-risk.risk",
 			Limits:            Limits{MemoryPages: 1024, BatchTimeout: 2 * time.Second, BatchSize: 256, MaxValueBytes: 65536, MaxEmitsPerRecord: 8},
-			Range:             at(32),
-			ModuleRange:       at(33),
+			Range:             at(41),
+			ModuleRange:       at(42),
 		}},
 		Sinks: []Sink{
-			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", Range: at(53)},
-			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "at_least_once", Range: at(58)},
+			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", Range: at(63)},
+			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "at_least_once", Range: at(68)},
 		},
 	}
 }
@@ -196,10 +202,11 @@ func wantFull(dir string) *Pipeline {
 // wantMinimal spells out every default.
 func wantMinimal(dir string) *Pipeline {
 	return &Pipeline{
-		Name:    "minimal",
-		DataDir: filepath.Join(dir, "data"),
-		Server:  Server{EmbeddedPort: 4222},
-		Log:     Log{Format: "text", Level: "info"},
+		Name:       "minimal",
+		DataDir:    filepath.Join(dir, "data"),
+		Server:     Server{EmbeddedPort: 4222},
+		Log:        Log{Format: "text", Level: "info"},
+		Checkpoint: Checkpoint{Interval: 5 * time.Second, Timeout: 10 * time.Minute, Mode: "aligned", Retain: 3},
 		Streams: []Stream{
 			{Name: "IN", Subjects: []string{"in.>"}, Storage: "file", Range: at(4)},
 			{Name: "COUNTS", Subjects: []string{"counts.>"}, Storage: "file", Range: at(8)},
@@ -240,13 +247,45 @@ func wantFunctions(dir string) *Pipeline {
 		DataDir: filepath.Join(dir, "data"),
 		Server: Server{URL: "nats://10.0.0.1:4222,nats://10.0.0.2:4222", User: "risk", Password: "s3cret",
 			EmbeddedPort: 4222},
-		Log:     Log{Format: "text", Level: "info"},
-		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", StartSequence: 1, Range: at(10)}},
+		Log:        Log{Format: "text", Level: "info"},
+		Checkpoint: defaultCheckpoint(),
+		Sources:    []Source{{Name: "payments", Stream: "PAYMENTS", StartSequence: 1, Range: at(10)}},
 		Operators: []Operator{
 			op("from-file", "/opt/operators/risk.wasm", Key{Header: "Account"}, 14),
 			op("from-config-file", filepath.Join(dir, "risk.wasm"), Key{JSONField: "account"}, 24),
 		},
 		Sinks: []Sink{{Name: "totals", Subject: "risk.totals", Mode: "at_least_once", Range: at(34)}},
+	}
+}
+
+// wantUnaligned: an unaligned checkpoint block that leaves timeout out, and a state version.
+func wantUnaligned(dir string) *Pipeline {
+	source := func(name string, line int) Source {
+		return Source{Name: name, Stream: "IN", Subject: "in." + name, StartSequence: 1, Range: at(line)}
+	}
+	return &Pipeline{
+		Name:       "unaligned",
+		DataDir:    filepath.Join(dir, "data"),
+		Server:     Server{EmbeddedPort: 4222},
+		Log:        Log{Format: "text", Level: "info"},
+		Checkpoint: Checkpoint{Timeout: 10 * time.Minute, MinPause: 250 * time.Millisecond, Mode: "unaligned", Retain: 1, Range: at(5)},
+		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Range: at(12)}},
+		Sources:    []Source{source("left", 16), source("right", 21)},
+		Operators: []Operator{{
+			Name:              "join",
+			Module:            filepath.Join(dir, "join.wasm"),
+			StateVersion:      "orders-v3.1_x",
+			Inputs:            []string{"left", "right"},
+			Key:               Key{Header: "Order-Id"},
+			Parallelism:       1,
+			MaxParallelism:    128,
+			Outputs:           map[string]string{"out": "joined"},
+			DeadLetterSubject: "wasmstream.dlq.unaligned.join",
+			Limits:            defaultLimits(),
+			Range:             at(26),
+			ModuleRange:       at(27),
+		}},
+		Sinks: []Sink{{Name: "joined", Subject: "out.joined", Mode: "at_least_once", Range: at(36)}},
 	}
 }
 
@@ -257,6 +296,9 @@ func TestDefaultsMatchConstants(t *testing.T) {
 	if op.Parallelism != DefaultParallelism || op.MaxParallelism != DefaultMaxParallelism ||
 		op.Limits != defaultLimits() || DefaultMemoryPages*wasmPageBytes != 32<<20 {
 		t.Errorf("defaults out of step: %+v", op)
+	}
+	if c := wantMinimal("/").Checkpoint; c != defaultCheckpoint() {
+		t.Errorf("checkpoint defaults out of step: %+v, want %+v", c, defaultCheckpoint())
 	}
 }
 

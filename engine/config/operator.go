@@ -15,6 +15,7 @@ func (d *decoder) addOperator(p *Pipeline, b *hcl.Block) {
 	d.checkObjectName(b, owner)
 	op := Operator{Name: b.Labels[0], Range: b.DefRange}
 	op.Module, op.ModuleRange = d.module(a)
+	op.StateVersion = stateVersion(a)
 	inputs, inputRanges := operatorInputs(a)
 	op.Inputs = inputs
 	op.Parallelism, op.MaxParallelism = parallelism(a)

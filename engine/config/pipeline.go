@@ -17,6 +17,8 @@ type Pipeline struct {
 	Dir    string
 	Server Server
 	Log    Log
+	// Checkpoint says when and how the pipeline's state is checkpointed.
+	Checkpoint Checkpoint
 	// Streams, Sources, Operators and Sinks keep the order of the file.
 	Streams   []Stream
 	Sources   []Source
@@ -44,6 +46,29 @@ type Server struct {
 type Log struct {
 	Format string // "text" or "json"
 	Level  string // "trace", "debug", "info", "warn" or "error"
+}
+
+// Checkpoint says when checkpoints are taken, how long they may take, how operators with
+// several inputs align barriers and how many completed checkpoints are kept.
+type Checkpoint struct {
+	// Interval is the time between checkpoint triggers; 0 means only on demand and at stop.
+	// A longer interval means less overhead but a longer replay after a crash.
+	Interval time.Duration
+	// Timeout aborts a checkpoint not complete after it; the next trigger tries again. Positive.
+	Timeout time.Duration
+	// MinPause is the least time between the end of one checkpoint and the next trigger, so
+	// that slow checkpoints cannot follow each other back to back.
+	MinPause time.Duration
+	// Mode is CheckpointAligned or CheckpointUnaligned.
+	Mode string
+	// AlignmentTimeout switches an aligned checkpoint to unaligned when the barriers of an
+	// operator's inputs have not all arrived after it; 0 means never. Always 0 when Mode is
+	// CheckpointUnaligned.
+	AlignmentTimeout time.Duration
+	// Retain is the number of completed checkpoints kept, 1 to 1000.
+	Retain int
+	// Range is the block's position; zero when the file has no checkpoint block.
+	Range hcl.Range
 }
 
 // Stream is a JetStream stream that the engine creates when it is missing.
@@ -93,6 +118,11 @@ type Operator struct {
 	Key            Key
 	Parallelism    int
 	MaxParallelism int // number of key groups; fixed for the life of the state
+	// StateVersion names the layout of the state the module writes, or is empty. A restore
+	// whose checkpoint was written by another module is accepted when the checkpoint's
+	// operator and this one declare the same non-empty StateVersion: the new module promises
+	// to read the old state.
+	StateVersion string
 	// Config is handed to the guest's init as is (from config or config_file).
 	Config []byte
 	// Outputs maps a guest output name to a sink name.

@@ -11,6 +11,7 @@ var fileSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "server"},
 		{Type: "log"},
+		{Type: "checkpoint"},
 		{Type: "stream", LabelNames: []string{"name"}},
 		{Type: "source", LabelNames: []string{"name"}},
 		{Type: "operator", LabelNames: []string{"name"}},
@@ -24,13 +25,17 @@ var serverSchema = &hcl.BodySchema{
 
 var logSchema = &hcl.BodySchema{Attributes: attributes("format", "level")}
 
+var checkpointSchema = &hcl.BodySchema{
+	Attributes: attributes("interval", "timeout", "min_pause", "mode", "alignment_timeout", "retain"),
+}
+
 var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage")}
 
 var sourceSchema = &hcl.BodySchema{Attributes: attributes("stream", "subject", "start_sequence")}
 
 var operatorSchema = &hcl.BodySchema{
-	Attributes: attributes("module", "inputs", "parallelism", "max_parallelism", "config",
-		"config_file", "outputs", "dead_letter_subject"),
+	Attributes: attributes("module", "state_version", "inputs", "parallelism", "max_parallelism",
+		"config", "config_file", "outputs", "dead_letter_subject"),
 	Blocks: []hcl.BlockHeaderSchema{{Type: "key"}, {Type: "limits"}},
 }
 

@@ -28,6 +28,8 @@ func (p *Pipeline) String() string {
 	log := body.AppendNewBlock("log", nil).Body()
 	log.SetAttributeValue("format", cty.StringVal(p.Log.Format))
 	log.SetAttributeValue("level", cty.StringVal(p.Log.Level))
+	body.AppendNewline()
+	writeCheckpoint(body.AppendNewBlock("checkpoint", nil).Body(), p.Checkpoint)
 	for _, s := range p.Streams {
 		writeStream(body, s)
 	}
@@ -60,6 +62,19 @@ func (p *Pipeline) writeServer(b *hclwrite.Body) {
 	}
 }
 
+// writeCheckpoint leaves alignment_timeout out in unaligned mode, where it has no effect and
+// reading it back would warn.
+func writeCheckpoint(b *hclwrite.Body, c Checkpoint) {
+	b.SetAttributeValue("interval", durationVal(c.Interval))
+	b.SetAttributeValue("timeout", durationVal(c.Timeout))
+	b.SetAttributeValue("min_pause", durationVal(c.MinPause))
+	b.SetAttributeValue("mode", cty.StringVal(c.Mode))
+	if c.Mode != CheckpointUnaligned {
+		b.SetAttributeValue("alignment_timeout", durationVal(c.AlignmentTimeout))
+	}
+	b.SetAttributeValue("retain", cty.NumberIntVal(int64(c.Retain)))
+}
+
 func writeStream(body *hclwrite.Body, s Stream) {
 	body.AppendNewline()
 	b := body.AppendNewBlock("stream", []string{s.Name}).Body()
@@ -82,6 +97,7 @@ func writeOperator(body *hclwrite.Body, op Operator) {
 	body.AppendNewline()
 	b := body.AppendNewBlock("operator", []string{op.Name}).Body()
 	b.SetAttributeValue("module", cty.StringVal(op.Module))
+	setIf(b, "state_version", op.StateVersion)
 	b.SetAttributeValue("inputs", stringList(op.Inputs))
 	writeKey(b.AppendNewBlock("key", nil).Body(), op.Key)
 	b.SetAttributeValue("parallelism", cty.NumberIntVal(int64(op.Parallelism)))

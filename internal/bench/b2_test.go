@@ -82,7 +82,7 @@ func BenchmarkB2(b *testing.B) {
 func benchPipeline(b *testing.B, wasm string) {
 	cfg := b2Config(b, wasm)
 	ctx := context.Background()
-	p, err := engine.Open(ctx, cfg, engine.Options{Logger: hclog.NewNullLogger(), SyncInterval: time.Hour})
+	p, err := engine.Open(ctx, cfg, engine.Options{Logger: hclog.NewNullLogger(), Checkpoint: engine.CheckpointOptions{Interval: time.Hour}})
 	if err != nil {
 		b.Fatal(err)
 	}

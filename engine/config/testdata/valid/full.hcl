@@ -12,6 +12,15 @@ log {
   level  = "debug"
 }
 
+checkpoint {
+  interval          = "30s"
+  timeout           = "5m"
+  min_pause         = "1s"
+  mode              = "aligned"
+  alignment_timeout = "10s"
+  retain            = 5
+}
+
 stream "PAYMENTS" {
   subjects         = ["payments.>"]
   duplicate_window = "2m"
@@ -30,8 +39,9 @@ source "payments" {
 }
 
 operator "risk" {
-  module = "operator/risk.wasm"
-  inputs = ["payments"]
+  module        = "operator/risk.wasm"
+  state_version = "3"
+  inputs        = ["payments"]
   key {
     json_field = "account.id"
   }

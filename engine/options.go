@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/host"
+)
+
+// Options tune a run. Zero fields take the defaults.
+type Options struct {
+	Logger hclog.Logger
+	// Engine is wazero's engine: compiler (default) or interpreter.
+	Engine host.Engine
+	// Checkpoint configures the checkpoint coordinator; zero fields take the
+	// pipeline config's checkpoint block, then the defaults.
+	Checkpoint CheckpointOptions
+	// Recovery says where a run starts from.
+	Recovery RecoveryOptions
+	// StopWhenIdle ends the run after no source delivered anything for this
+	// long (0 = run until the context ends).
+	StopWhenIdle time.Duration
+	// FetchBatch is the most records a source fetches at once (default 1024).
+	FetchBatch int
+	// ProgressInterval is how often progress is logged (default 10s).
+	ProgressInterval time.Duration
+}
+
+// CheckpointOptions configure checkpoints.
+type CheckpointOptions struct {
+	// Interval between checkpoint triggers (default 5s). Negative: only on
+	// demand and at a graceful stop.
+	Interval time.Duration
+	// Timeout aborts a checkpoint that has not completed (default 10m).
+	Timeout time.Duration
+	// MinPause is the least time from one checkpoint's end to the next trigger.
+	MinPause time.Duration
+	// Mode is aligned (default) or unaligned barrier handling at tasks with
+	// several inputs.
+	Mode checkpoint.Mode
+	// ModeSet says Mode was chosen explicitly (Aligned is the zero value).
+	ModeSet bool
+	// AlignmentTimeout switches an aligned checkpoint to unaligned on a task
+	// that waited this long for its other barriers (0 = never).
+	AlignmentTimeout time.Duration
+	// Retain is how many completed checkpoints are kept (default 3).
+	Retain int
+}
+
+// RecoveryOptions choose the checkpoint a run restores.
+type RecoveryOptions struct {
+	// FromCheckpoint restores this retained checkpoint instead of the newest.
+	FromCheckpoint uint64
+	// EmptyState starts from empty state and the configured source starts
+	// even though checkpoints exist (they are kept).
+	EmptyState bool
+	// AllowOperatorChange restores state written by another module version
+	// of an operator.
+	AllowOperatorChange bool
+}
+
+const (
+	defaultCheckpointInterval = 5 * time.Second
+	defaultCheckpointTimeout  = 10 * time.Minute
+	defaultRetain             = 3
+)
+
+// withDefaults fills zero fields from the config's checkpoint block, then
+// from the defaults.
+func (o Options) withDefaults(cfg *config.Pipeline) Options {
+	c := &o.Checkpoint
+	cc := cfg.Checkpoint
+	if c.Interval == 0 {
+		c.Interval = cc.Interval
+		if cc.Interval == 0 && cc.Range != (hcl.Range{}) {
+			c.Interval = -1 // the block asked for on-demand checkpoints only
+		}
+	}
+	if c.Timeout == 0 {
+		c.Timeout = cc.Timeout
+	}
+	if c.MinPause == 0 {
+		c.MinPause = cc.MinPause
+	}
+	if c.AlignmentTimeout == 0 {
+		c.AlignmentTimeout = cc.AlignmentTimeout
+	}
+	if c.Retain == 0 {
+		c.Retain = cc.Retain
+	}
+	if !c.ModeSet && cc.Mode == config.CheckpointUnaligned {
+		c.Mode = checkpoint.Unaligned
+	}
+	return o.withBuiltinDefaults()
+}
+
+func (o Options) withBuiltinDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.FetchBatch <= 0 {
+		o.FetchBatch = 1024
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = 10 * time.Second
+	}
+	c := &o.Checkpoint
+	if c.Interval == 0 {
+		c.Interval = defaultCheckpointInterval
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = defaultCheckpointTimeout
+	}
+	if c.Retain <= 0 {
+		c.Retain = defaultRetain
+	}
+	return o
+}
