@@ -30,7 +30,10 @@ type coordinator struct {
 	crash   *crashPoint
 	pending *pendingCheckpoint
 	lastEnd time.Time
-	failed  int
+	// dueAt is when the next periodic checkpoint is due: an interval after
+	// the last trigger, and at least MinPause after the last end.
+	dueAt  time.Time
+	failed int
 	// waiters asked for a checkpoint on demand; answered when the next
 	// checkpoint completes or fails.
 	waiters []chan<- TriggerResult
@@ -46,7 +49,7 @@ type TriggerResult struct {
 
 func newCoordinator(p *Pipeline, lastID uint64) *coordinator {
 	return &coordinator{p: p, opts: p.opts.Checkpoint, root: CheckpointRoot(p.cfg), nextID: lastID + 1,
-		crash: newCrashPoint(), demand: make(chan chan<- TriggerResult, 16)}
+		crash: newCrashPoint(), demand: make(chan chan<- TriggerResult, 16), dueAt: time.Now().Add(p.opts.Checkpoint.Interval)}
 }
 
 // nextTrigger returns when the next periodic checkpoint is due, or nil.
@@ -54,11 +57,15 @@ func (c *coordinator) nextTrigger() <-chan time.Time {
 	if c.pending != nil || c.opts.Interval < 0 {
 		return nil
 	}
-	due := c.opts.Interval
-	if !c.lastEnd.IsZero() {
-		due = max(due-time.Since(c.lastEnd), c.opts.MinPause-time.Since(c.lastEnd), 0)
+	return time.After(time.Until(c.dueAt))
+}
+
+// ended records the end of a checkpoint for the minimum pause.
+func (c *coordinator) ended() {
+	c.lastEnd = time.Now()
+	if next := c.lastEnd.Add(c.opts.MinPause); next.After(c.dueAt) {
+		c.dueAt = next
 	}
-	return time.After(due)
 }
 
 // pendingDone is closed when the pending checkpoint has every report.
@@ -77,6 +84,7 @@ func (c *coordinator) start(final bool) error {
 	}
 	c.pending = newPendingCheckpoint(c.nextID, final, len(c.p.sources), tasks)
 	c.nextID++
+	c.dueAt = c.pending.created.Add(c.opts.Interval)
 	for _, s := range c.p.sources {
 		select {
 		case s.barriers <- barrierRequest{ckpt: c.pending, final: final}:
@@ -92,7 +100,7 @@ func (c *coordinator) start(final bool) error {
 func (c *coordinator) abandon(reason string) error {
 	id := c.pending.id
 	c.pending = nil
-	c.lastEnd = time.Now()
+	c.ended()
 	return c.failedCheckpoint(id, errors.New(reason))
 }
 
@@ -111,7 +119,7 @@ func (c *coordinator) failedCheckpoint(id uint64, err error) error {
 func (c *coordinator) complete(ctx context.Context) error {
 	pc := c.pending
 	c.pending = nil
-	defer func() { c.lastEnd = time.Now() }()
+	defer c.ended()
 	m, err := c.write(ctx, pc)
 	if err != nil {
 		if errors.Is(err, errPipelineFailed) {

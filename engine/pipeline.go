@@ -153,7 +153,7 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 			p.logger.Warn("source feeds no operator; not reading it", "source", sc.Name)
 			continue
 		}
-		start, err := p.startSequence(ctx, sc)
+		start, err := p.startSequence(ctx, sc, false)
 		if err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 // the live state is replaced, so a refused restore changes nothing.
 func (p *Pipeline) checkSourcesBeforeRestore(ctx context.Context) error {
 	for i := range p.cfg.Sources {
-		if _, err := p.startSequence(ctx, &p.cfg.Sources[i]); err != nil {
+		if _, err := p.startSequence(ctx, &p.cfg.Sources[i], true); err != nil {
 			return err
 		}
 	}

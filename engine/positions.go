@@ -20,7 +20,7 @@ type sourceStart struct {
 // restored checkpoint when there is one, else at the configured start. A
 // position in a stream that was recreated, or purged past it, is refused
 // with an error naming the checkpoint: never a silent skip.
-func (p *Pipeline) startSequence(ctx context.Context, sc *config.Source) (sourceStart, error) {
+func (p *Pipeline) startSequence(ctx context.Context, sc *config.Source, quiet bool) (sourceStart, error) {
 	stream, err := p.conn.JS.Stream(ctx, sc.Stream)
 	if err != nil {
 		return sourceStart{}, fmt.Errorf("%s: source %q: stream %q: %w (declare it in a stream block or create it on the server)", config.Pos(sc.Range), sc.Name, sc.Stream, err)
@@ -47,7 +47,9 @@ func (p *Pipeline) startSequence(ctx context.Context, sc *config.Source) (source
 			"messages were purged or expired before they were processed. Nothing was changed; raise the stream's retention, and run with --empty-state to start over",
 			ErrRecovery, m.ID, sc.Name, sc.Stream, first, next)
 	}
-	p.logger.Info("resuming source from the checkpoint", "source", sc.Name, "stream", sc.Stream, "sequence", next, "checkpoint", m.ID)
+	if !quiet {
+		p.logger.Info("resuming source from the checkpoint", "source", sc.Name, "stream", sc.Stream, "sequence", next, "checkpoint", m.ID)
+	}
 	return sourceStart{sequence: next, replayUntil: info.State.LastSeq}, nil
 }
 
