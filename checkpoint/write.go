@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -68,7 +70,12 @@ func writeTemp(root, tmp string, db *pebble.DB, m Manifest, hook func(Step)) (Ma
 		return m, fmt.Errorf("pebble checkpoint: %w", err)
 	}
 	hook(StepStateCopied)
-	files, err := hashTree(tmp)
+	prev, hasPrev := previous(root, m.ID)
+	known := linkedHashes{}
+	if hasPrev {
+		known = linkedHashes{dir: Dir(root, prev.ID), files: prev.Files}
+	}
+	files, err := hashTree(tmp, known)
 	if err != nil {
 		return m, err
 	}
@@ -80,7 +87,7 @@ func writeTemp(root, tmp string, db *pebble.DB, m Manifest, hook func(Step)) (Ma
 	if m.Metrics.DurationNanos == 0 {
 		m.Metrics.DurationNanos = max(int64(m.Completed.Sub(m.Created)), 0)
 	}
-	m.Metrics.BytesTotal, m.Metrics.BytesNew = byteMetrics(root, m.ID, files)
+	m.Metrics.BytesTotal, m.Metrics.BytesNew = byteMetrics(prev, hasPrev, files)
 	data, err := Encode(m)
 	if err != nil {
 		return m, err
@@ -102,9 +109,9 @@ func publish(root, tmp, final string, hook func(Step)) error {
 // byteMetrics returns the total size of files and the size of those the
 // previous checkpoint lacks. Pebble's SST names are never reused, so the
 // same path and hash means a hard-linked, unchanged file.
-func byteMetrics(root string, id uint64, files []FileEntry) (total, fresh int64) {
+func byteMetrics(m Manifest, ok bool, files []FileEntry) (total, fresh int64) {
 	prev := map[FileEntry]bool{}
-	if m, ok := previous(root, id); ok {
+	if ok {
 		for _, f := range m.Files {
 			prev[f] = true
 		}
@@ -131,9 +138,34 @@ func previous(root string, id uint64) (Manifest, bool) {
 	return Manifest{}, false
 }
 
+// linkedHashes are the files of the previous checkpoint. A Pebble checkpoint
+// hard-links the table files, which Pebble never modifies, so a file that
+// is the same inode as the previous checkpoint's file of the same path has
+// the hash recorded there: only new files are read. (Verify always reads
+// every file, so damage to a shared inode is still detected.)
+type linkedHashes struct {
+	dir   string
+	files []FileEntry
+}
+
+func (l linkedHashes) lookup(rel string, fi fs.FileInfo) (FileEntry, bool) {
+	if l.dir == "" {
+		return FileEntry{}, false
+	}
+	i, found := slices.BinarySearchFunc(l.files, rel, func(f FileEntry, p string) int { return strings.Compare(f.Path, p) })
+	if !found || l.files[i].Size != fi.Size() {
+		return FileEntry{}, false
+	}
+	old, err := os.Stat(filepath.Join(l.dir, filepath.FromSlash(rel)))
+	if err != nil || !os.SameFile(old, fi) {
+		return FileEntry{}, false
+	}
+	return l.files[i], true
+}
+
 // hashTree lists every regular file under dir except the manifest, sorted by
 // slash path, with its size and SHA-256.
-func hashTree(dir string) ([]FileEntry, error) {
+func hashTree(dir string, known linkedHashes) ([]FileEntry, error) {
 	var files []FileEntry
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -149,6 +181,12 @@ func hashTree(dir string) ([]FileEntry, error) {
 		}
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("file %s: not a regular file", rel)
+		}
+		if fi, err := d.Info(); err == nil {
+			if f, ok := known.lookup(rel, fi); ok {
+				files = append(files, f)
+				return nil
+			}
 		}
 		size, sum, err := hashFile(p)
 		files = append(files, FileEntry{Path: rel, Size: size, SHA256: sum})

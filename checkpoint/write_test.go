@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -110,5 +111,77 @@ func TestWriteInvalidManifestLeavesNothing(t *testing.T) {
 	entries, _ := os.ReadDir(root)
 	if len(entries) != 0 {
 		t.Fatalf("failed Write left %v", entries)
+	}
+}
+
+// Unchanged table files are hard links shared with the previous checkpoint;
+// their hashes are reused, and the reused hashes are the real ones.
+func TestWriteReusesHashesOfLinkedFiles(t *testing.T) {
+	root := t.TempDir()
+	db := openDB(t)
+	putKeys(t, db, 0, 2000)
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	first := writeCheckpoint(t, root, db, 1)
+	putKeys(t, db, 2000, 2100)
+	second := writeCheckpoint(t, root, db, 2)
+	shared := 0
+	for _, f := range second.Files {
+		for _, g := range first.Files {
+			if f.Path == g.Path && strings.HasSuffix(f.Path, ".sst") {
+				shared++
+				_, sum, err := hashFile(filepath.Join(Dir(root, 2), filepath.FromSlash(f.Path)))
+				if err != nil || sum != f.SHA256 {
+					t.Fatalf("%s: recorded %s, content hashes to %s (%v)", f.Path, f.SHA256, sum, err)
+				}
+			}
+		}
+	}
+	if shared == 0 {
+		t.Fatal("no table file shared between the checkpoints: the test does not exercise reuse")
+	}
+	if err := Verify(root, 2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Damage to a table file shared by two checkpoints is detected in both:
+// the second recorded the hash of the first, not of the damaged content.
+func TestVerifyDetectsDamageToSharedFile(t *testing.T) {
+	root := t.TempDir()
+	db := openDB(t)
+	putKeys(t, db, 0, 2000)
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	first := writeCheckpoint(t, root, db, 1)
+	var sst string
+	for _, f := range first.Files {
+		if strings.HasSuffix(f.Path, ".sst") {
+			sst = f.Path
+		}
+	}
+	if sst == "" {
+		t.Fatal("no table file in the checkpoint")
+	}
+	path := filepath.Join(Dir(root, 1), filepath.FromSlash(sst))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{data[len(data)/2] ^ 0x10}, int64(len(data)/2)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	writeCheckpoint(t, root, db, 2)
+	for _, id := range []uint64{1, 2} {
+		if err := Verify(root, id); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("checkpoint %d: Verify = %v, want ErrCorrupt", id, err)
+		}
 	}
 }
