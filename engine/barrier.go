@@ -49,9 +49,11 @@ type pendingCheckpoint struct {
 }
 
 func newPendingCheckpoint(id uint64, final bool, sources, tasks int) *pendingCheckpoint {
-	return &pendingCheckpoint{id: id, created: time.Now().UTC(), final: final,
+	c := &pendingCheckpoint{id: id, created: time.Now().UTC(), final: final,
 		sources: map[int]uint64{}, tasks: map[*task]taskReport{},
 		needSources: sources, needTasks: tasks, done: make(chan struct{})}
+	c.checkDone() // nothing to wait for in a pipeline without sources
+	return c
 }
 
 func (c *pendingCheckpoint) sourceAt(index int, position uint64) {
