@@ -32,8 +32,9 @@ type coordinator struct {
 	lastEnd time.Time
 	// dueAt is when the next periodic checkpoint is due: an interval after
 	// the last trigger, and at least MinPause after the last end.
-	dueAt  time.Time
-	failed int
+	dueAt          time.Time
+	failed         int
+	recoveryLogged bool
 	// waiters asked for a checkpoint on demand; answered when the next
 	// checkpoint completes or fails.
 	waiters []chan<- TriggerResult
@@ -209,6 +210,11 @@ func (c *coordinator) announce(m checkpoint.Manifest) {
 	c.p.logger.Info("checkpoint completed", "checkpoint", m.ID, "duration", dur,
 		"alignment", time.Duration(m.Metrics.AlignmentNanos), "max_pause", time.Duration(m.Metrics.MaxPauseNanos),
 		"mode", m.Metrics.Mode, "bytes", m.Metrics.BytesTotal, "bytes_new", m.Metrics.BytesNew, "positions", positions)
+	if r := m.Metrics.Recovery; r != nil && !c.recoveryLogged {
+		c.recoveryLogged = true
+		c.p.logger.Info("first checkpoint after a restore", "restored_from", r.FromCheckpoint,
+			"recovery_time", time.Duration(r.DurationNanos), "records_replayed_so_far", r.RecordsReplayed)
+	}
 	c.answer(TriggerResult{ID: m.ID, Duration: dur})
 }
 
