@@ -2,6 +2,8 @@ package checkpoint
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,6 +50,10 @@ type Manifest struct {
 	Config string `json:"config"`
 	// Metrics are measurements of the checkpoint, for monitoring only.
 	Metrics Metrics `json:"metrics"`
+	// Checksum is the hex SHA-256 of the manifest's encoding with Checksum
+	// empty; Encode fills it. With it a flipped bit anywhere in the manifest
+	// is detected, also one that leaves valid JSON (a digit of a position).
+	Checksum string `json:"checksum"`
 }
 
 // SourcePosition is where one source stood in its stream at the barrier:
@@ -157,25 +163,54 @@ type RecoveryMetrics struct {
 	RecordsReplayed uint64 `json:"records_replayed"`
 }
 
-// Encode validates m and returns its JSON form.
+// Encode validates m and returns its JSON form, with Checksum filled.
 func Encode(m Manifest) ([]byte, error) {
+	_, data, err := encodeSummed(m)
+	return data, err
+}
+
+// encodeSummed is Encode also returning m with its Checksum filled.
+func encodeSummed(m Manifest) (Manifest, []byte, error) {
 	if m.FormatVersion != ManifestFormatVersion {
-		return nil, fmt.Errorf("%w: manifest of checkpoint %d: format_version %d, this build writes %d",
+		return m, nil, fmt.Errorf("%w: manifest of checkpoint %d: format_version %d, this build writes %d",
 			ErrIncompatible, m.ID, m.FormatVersion, ManifestFormatVersion)
 	}
 	if err := m.validate(); err != nil {
-		return nil, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
+		return m, nil, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
 	}
+	sum, err := m.checksum()
+	if err != nil {
+		return m, nil, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
+	}
+	m.Checksum = sum
+	data, err := marshalManifest(m)
+	return m, data, err
+}
+
+// checksum returns the hex SHA-256 of m's encoding without a checksum.
+func (m Manifest) checksum() (string, error) {
+	m.Checksum = ""
+	b, err := marshalManifest(m)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+func marshalManifest(m Manifest) ([]byte, error) {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
+		return nil, err
 	}
 	return append(b, '\n'), nil
 }
 
 // Decode parses and validates a manifest. The format version is checked
 // first, so a newer manifest reports ErrIncompatible rather than a confusing
-// field error; anything else wrong is ErrCorruptManifest.
+// field error; anything else wrong is ErrCorruptManifest, including bytes
+// that differ from what Encode writes for the decoded manifest or a checksum
+// that does not match.
 func Decode(data []byte) (Manifest, error) {
 	var probe struct {
 		FormatVersion *int `json:"format_version"`
@@ -197,7 +232,30 @@ func Decode(data []byte) (Manifest, error) {
 	if err := m.validate(); err != nil {
 		return Manifest{}, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
 	}
+	if err := m.checkIntegrity(data); err != nil {
+		return Manifest{}, fmt.Errorf("%w: checkpoint %d: %v", ErrCorruptManifest, m.ID, err)
+	}
 	return m, nil
+}
+
+// checkIntegrity compares the checksum and the exact bytes with what Encode
+// writes for m.
+func (m Manifest) checkIntegrity(data []byte) error {
+	sum, err := m.checksum()
+	if err != nil {
+		return err
+	}
+	if sum != m.Checksum {
+		return fmt.Errorf("checksum mismatch: the manifest says %q, its content hashes to %s (the file was changed or damaged)", m.Checksum, sum)
+	}
+	canonical, err := marshalManifest(m)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(canonical, data) {
+		return errors.New("the bytes differ from the manifest's canonical encoding (the file was changed or damaged)")
+	}
+	return nil
 }
 
 // decodeStrict refuses unknown fields and trailing data: both mean the bytes

@@ -49,6 +49,10 @@ func TestManifestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(got.Checksum) != 64 {
+		t.Fatalf("checksum %q, want 64 hex digits", got.Checksum)
+	}
+	got.Checksum = ""
 	if !reflect.DeepEqual(got, m) {
 		t.Fatalf("round trip changed the manifest:\n got %+v\nwant %+v", got, m)
 	}
@@ -186,4 +190,23 @@ func FuzzDecodeManifest(f *testing.F) {
 			t.Fatalf("encoding not stable:\n%s\n%s", enc, enc2)
 		}
 	})
+}
+
+// Every single-bit flip anywhere in a manifest is detected: as invalid
+// JSON, as a failed validation, or by the checksum and canonical bytes
+// (a digit of a position flipped still parses).
+func TestManifestEveryBitFlipDetected(t *testing.T) {
+	data, err := Encode(validManifest(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range data {
+		for bit := 0; bit < 8; bit++ {
+			flipped := bytes.Clone(data)
+			flipped[i] ^= 1 << bit
+			if _, err := Decode(flipped); err == nil {
+				t.Fatalf("flip of bit %d of byte %d (%q) not detected", bit, i, data[i])
+			}
+		}
+	}
 }

@@ -88,7 +88,7 @@ func writeTemp(root, tmp string, db *pebble.DB, m Manifest, hook func(Step)) (Ma
 		m.Metrics.DurationNanos = max(int64(m.Completed.Sub(m.Created)), 0)
 	}
 	m.Metrics.BytesTotal, m.Metrics.BytesNew = byteMetrics(prev, hasPrev, files)
-	data, err := Encode(m)
+	m, data, err := encodeSummed(m)
 	if err != nil {
 		return m, err
 	}
