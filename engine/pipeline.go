@@ -48,13 +48,13 @@ var errPipelineFailed = errors.New("pipeline stopped after a failure")
 // Open compiles every operator, opens the state store, connects to NATS
 // (starting the embedded server when the config names none), ensures the
 // declared streams and positions every source after its last commit.
-func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (p *Pipeline, err error) {
+func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
-	p = &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{})}
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{})}
 	defer func() {
 		if err != nil {
-			p.Close()
+			p.Close() // p, not the nil the failed return sets
 		}
 	}()
 	if err := p.compile(ctx); err != nil {

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+)
+
+func newCheckpointsVerifyCommand() *cobra.Command {
+	f := &checkpointsCmdFlags{}
+	cmd := &cobra.Command{
+		Use:   "verify (PIPELINE.hcl | --data-dir DIR) [ID]",
+		Short: "Check one or every checkpoint's files against its manifest",
+		Long: `Verify reads every byte of a checkpoint (or of every checkpoint, newest first, when no id
+is given) and checks it against the manifest: each listed file is present with its size
+and SHA-256, no unlisted file exists, and the manifest itself is intact and valid. It
+prints one line per checkpoint, or the error naming the checkpoint and each bad file,
+and exits non-zero if any failed. A restore refuses a checkpoint that fails here; rolling
+back to an older one that passes is an explicit choice.
+
+With --json: an array of {"id", "ok", "files", "bytes"} or {"id", "ok": false, "error"};
+the exit status is non-zero on failure too.`,
+		Example: `  wasmstream checkpoints verify examples/payment-risk/pipeline.hcl
+  wasmstream checkpoints verify --data-dir /var/lib/payment-risk 42 --json`,
+		Args: f.args(0, 1, "at most one checkpoint id"),
+		RunE: func(cmd *cobra.Command, args []string) error { return verify(cmd, f, args) },
+	}
+	f.addFlags(cmd)
+	return cmd
+}
+
+// verifyResult is the outcome for one checkpoint; Files and Bytes are what
+// was checked when it passed.
+type verifyResult struct {
+	ID    uint64 `json:"id"`
+	OK    bool   `json:"ok"`
+	Files int    `json:"files,omitempty"`
+	Bytes int64  `json:"bytes,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+func verify(cmd *cobra.Command, f *checkpointsCmdFlags, args []string) error {
+	root, rest, err := f.root(cmd, args)
+	if err != nil {
+		return err
+	}
+	ids, err := verifyTargets(root, rest)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	results := make([]verifyResult, 0, len(ids))
+	for _, id := range ids {
+		r := verifyOne(root, id)
+		results = append(results, r)
+		if !f.json {
+			writeVerifyResult(out, r)
+		}
+	}
+	if f.json {
+		if err := writeJSON(out, results); err != nil {
+			return err
+		}
+	} else if len(ids) == 0 {
+		fmt.Fprintf(out, "no checkpoints in %s%s\n", root, rootHint(root))
+	}
+	return verifyOutcome(root, results, len(rest) == 0)
+}
+
+// verifyTargets returns the requested id (which must exist) or every id.
+func verifyTargets(root string, rest []string) ([]uint64, error) {
+	if len(rest) == 0 {
+		return checkpoint.List(root)
+	}
+	id, err := parseCheckpointID(rest[0])
+	if err != nil {
+		return nil, err
+	}
+	// A corrupt manifest is a verification failure, reported with the
+	// others; only an id that is not there at all is a usage error.
+	if _, err := checkpoint.Read(root, id); errors.Is(err, checkpoint.ErrCheckpointNotFound) {
+		return nil, explainNotFound(root, id, err)
+	}
+	return []uint64{id}, nil
+}
+
+// verifyOne verifies checkpoint id; the manifest is read again after a pass
+// only to count what was checked.
+func verifyOne(root string, id uint64) verifyResult {
+	if err := checkpoint.Verify(root, id); err != nil {
+		return verifyResult{ID: id, Error: err.Error()}
+	}
+	m, err := checkpoint.Read(root, id)
+	if err != nil {
+		return verifyResult{ID: id, Error: err.Error()}
+	}
+	return verifyResult{ID: id, OK: true, Files: len(m.Files), Bytes: sumSizes(m.Files)}
+}
+
+// writeVerifyResult prints one result; each line of a joined error (one per
+// bad file) on its own indented line.
+func writeVerifyResult(out io.Writer, r verifyResult) {
+	if r.OK {
+		fmt.Fprintf(out, "checkpoint %d: ok (%d files, %d bytes verified)\n", r.ID, r.Files, r.Bytes)
+		return
+	}
+	fmt.Fprintf(out, "checkpoint %d: FAILED\n", r.ID)
+	for _, line := range strings.Split(r.Error, "\n") {
+		fmt.Fprintf(out, "  %s\n", line)
+	}
+}
+
+// verifyOutcome turns failures into the command's error, naming them and
+// the checkpoints that passed, the only ones a rollback could use.
+func verifyOutcome(root string, results []verifyResult, all bool) error {
+	var failed, passed []uint64
+	for _, r := range results {
+		if r.OK {
+			passed = append(passed, r.ID)
+		} else {
+			failed = append(failed, r.ID)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	advice := "no checkpoint passed: check the disk; starting from empty state is an explicit choice"
+	switch {
+	case !all:
+		advice = "a restore refuses it; run verify without an id to find one that passes"
+	case len(passed) > 0:
+		advice = fmt.Sprintf("a restore refuses them; rolling back to one that passed (%s) is an explicit choice", joinIDs(passed))
+	}
+	return fmt.Errorf("%w: %d of %d checkpoint(s) in %s failed (%s); %s",
+		errVerifyFailed, len(failed), len(results), root, joinIDs(failed), advice)
+}
