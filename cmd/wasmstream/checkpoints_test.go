@@ -90,7 +90,7 @@ func TestCheckpointsArgumentErrors(t *testing.T) {
 		{"inspect bad id", []string{"inspect", "--data-dir", dataDir, "two"}, `checkpoint id "two": must be a positive integer`},
 		{"inspect id zero", []string{"inspect", "--data-dir", dataDir, "0"}, `checkpoint id "0"`},
 		{"verify two ids", []string{"verify", "--data-dir", dataDir, "1", "2"}, "at most one checkpoint id"},
-		{"mistyped subcommand", []string{"lst", cfg}, `unknown command "lst"; use list, inspect or verify`},
+		{"mistyped subcommand", []string{"lst", cfg}, `unknown command "lst"; use list, inspect, verify or trigger`},
 		{"missing pipeline file", []string{"list", filepath.Join(dataDir, "nope.hcl")}, "nope.hcl"},
 	}
 	for _, tt := range tests {
