@@ -135,6 +135,11 @@ func (c *coordinator) complete(ctx context.Context) error {
 	c.failed = 0
 	c.crash.reach("manifest-before-announce")
 	c.announce(m)
+	if pc.final {
+		if err := writeCleanStop(c.p.cfg.DataDir, m.ID); err != nil {
+			c.p.logger.Warn("could not record the clean stop (metrics only)", "error", err)
+		}
+	}
 	if removed, err := checkpoint.Retain(c.root, c.opts.Retain); err != nil {
 		c.p.logger.Warn("removing old checkpoints failed", "error", err)
 	} else if len(removed) > 0 {

@@ -38,6 +38,9 @@ type Pipeline struct {
 	recoveryTime time.Duration
 	skipped      atomic.Uint64 // replayed records a restored snapshot already held
 	control      *nats.Subscription
+	// cleanRestore: the restored checkpoint is the final one of a graceful
+	// stop, so nothing is replayed.
+	cleanRestore bool
 	failed       chan struct{}
 	failOnce     sync.Once
 	failErr      error
@@ -65,6 +68,8 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 		return nil, err
 	}
 	p.restored = plan
+	cleanID, clean := takeCleanStop(cfg.DataDir)
+	p.cleanRestore = plan != nil && clean && cleanID == plan.manifest.ID
 	if err := p.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -161,7 +166,7 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 			return fmt.Errorf("%s: source %q: %w", config.Pos(sc.Range), sc.Name, err)
 		}
 		s.position.Store(start.sequence - 1)
-		if start.sequence <= start.replayUntil {
+		if start.sequence <= start.replayUntil && !p.cleanRestore {
 			s.replayUntil = start.replayUntil
 		}
 		p.sources = append(p.sources, s)
