@@ -192,8 +192,9 @@ func (c *coordinator) manifest(pc *pendingCheckpoint) checkpoint.Manifest {
 		for _, t := range op.tasks {
 			r := pc.report(t)
 			kgr := t.backend.Options().Range
-			e.Tasks = append(e.Tasks, checkpoint.TaskEntry{KeyGroupRange: checkpoint.KeyGroupRange{Start: kgr.Start, End: kgr.End},
-				Inputs: r.inputs, PauseNanos: int64(r.pause), AlignmentNanos: int64(r.alignment), Unaligned: r.unaligned})
+			entry := checkpoint.TaskEntry{KeyGroupRange: checkpoint.KeyGroupRange{Start: kgr.Start, End: kgr.End},
+				Inputs: r.inputs, PauseNanos: int64(r.pause), AlignmentNanos: int64(r.alignment), Unaligned: r.unaligned}
+			e.Tasks = append(e.Tasks, t.skip.split(entry, c.p.sourceIndex())...)
 			m.Metrics.AlignmentNanos = max(m.Metrics.AlignmentNanos, int64(r.alignment))
 			m.Metrics.MaxPauseNanos = max(m.Metrics.MaxPauseNanos, int64(r.pause))
 			if r.unaligned {
@@ -236,12 +237,16 @@ func (p *Pipeline) Trigger(ctx context.Context) (TriggerResult, error) {
 	answer := make(chan TriggerResult, 1)
 	select {
 	case p.coord.demand <- answer:
+	case <-p.stopped:
+		return TriggerResult{}, errors.New("the pipeline has stopped")
 	case <-ctx.Done():
 		return TriggerResult{}, ctx.Err()
 	}
 	select {
 	case r := <-answer:
 		return r, nil
+	case <-p.stopped:
+		return TriggerResult{}, errors.New("the pipeline stopped before the checkpoint completed")
 	case <-ctx.Done():
 		return TriggerResult{}, ctx.Err()
 	}

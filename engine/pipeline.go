@@ -41,6 +41,8 @@ type Pipeline struct {
 	// cleanRestore: the restored checkpoint is the final one of a graceful
 	// stop, so nothing is replayed.
 	cleanRestore bool
+	stopped      chan struct{} // closed when Run returns
+	closeOnce    sync.Once
 	failed       chan struct{}
 	failOnce     sync.Once
 	failErr      error
@@ -54,7 +56,7 @@ var errPipelineFailed = errors.New("pipeline stopped after a failure")
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
-	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{})}
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			p.Close() // p, not the nil the failed return sets
@@ -79,7 +81,7 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if err := p.openSources(ctx); err != nil {
 		return nil, err
 	}
-	p.installSkipTables()
+	p.prepareTaskPositions()
 	p.coord = newCoordinator(p, lastID)
 	if err := p.serveControl(); err != nil {
 		return nil, err
@@ -185,16 +187,31 @@ func (p *Pipeline) checkSourcesBeforeRestore(ctx context.Context) error {
 	return nil
 }
 
-// installSkipTables gives every task of an operator restored from an
-// unaligned snapshot the records to skip on replay.
-func (p *Pipeline) installSkipTables() {
-	if p.restored == nil {
-		return
-	}
+// sourceIndex maps source names to their index in p.sources.
+func (p *Pipeline) sourceIndex() map[string]int {
 	index := map[string]int{}
 	for _, s := range p.sources {
 		index[s.cfg.Name] = s.index
 	}
+	return index
+}
+
+// prepareTaskPositions tells every task where its inputs start (its state
+// holds every record before: a snapshot taken before an input's first
+// record must not claim less), and gives the tasks of an operator restored
+// from an unaligned snapshot the records to skip on replay.
+func (p *Pipeline) prepareTaskPositions() {
+	for _, s := range p.sources {
+		for _, c := range s.consumers {
+			for _, t := range c.op.tasks {
+				t.ck.covered[c.input] = s.position.Load()
+			}
+		}
+	}
+	if p.restored == nil {
+		return
+	}
+	index := p.sourceIndex()
 	for _, op := range p.operators {
 		e, ok := manifestOperator(p.restored.manifest, op.cfg.Name)
 		if !ok {
@@ -222,6 +239,10 @@ func (p *Pipeline) consumersOf(name string) []consumer {
 
 // Close releases everything Open acquired. Safe on a partly opened pipeline.
 func (p *Pipeline) Close() {
+	p.closeOnce.Do(p.close)
+}
+
+func (p *Pipeline) close() {
 	ctx := context.Background()
 	if p.control != nil {
 		_ = p.control.Unsubscribe()

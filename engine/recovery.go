@@ -76,8 +76,8 @@ func (p *Pipeline) readVerified(root string, id uint64, ids []uint64) (checkpoin
 		err = checkpoint.Verify(root, id)
 	}
 	if err != nil {
-		return m, fmt.Errorf("%w %d (%s): %v; the pipeline did not start and nothing was changed. %s",
-			ErrRecovery, id, checkpoint.Dir(root, id), err, hint)
+		// err names the checkpoint's directory and the bad file.
+		return m, fmt.Errorf("%w %d: %v; the pipeline did not start and nothing was changed. %s", ErrRecovery, id, err, hint)
 	}
 	return m, nil
 }

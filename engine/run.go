@@ -12,15 +12,20 @@ import (
 // Options.StopWhenIdle, or a task fails. On a clean stop it takes a final
 // checkpoint: the sources inject a last barrier and stop reading.
 func (p *Pipeline) Run(ctx context.Context) error {
+	defer close(p.stopped)
 	srcCtx, stopSources := context.WithCancel(context.Background())
 	defer stopSources()
+	// Tasks must finish what was routed and snapshot at the final barrier
+	// after ctx ended (a SIGTERM): their guest calls use their own context.
+	taskCtx, stopTasks := context.WithCancel(context.Background())
+	defer stopTasks()
 	var tasks, sources sync.WaitGroup
 	for _, op := range p.operators {
 		for _, t := range op.tasks {
 			tasks.Add(1)
 			go func() {
 				defer tasks.Done()
-				if err := t.run(ctx); err != nil {
+				if err := t.run(taskCtx); err != nil {
 					p.fail(err)
 				}
 			}()

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"maps"
+
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/state"
 )
@@ -59,4 +61,35 @@ func (s *skipTable) filter(op *operator, recs []inputRecord) []inputRecord {
 		kept = append(kept, *r)
 	}
 	return kept
+}
+
+// split returns a task's manifest entry, split into key-group sub-ranges
+// where the restored state still holds records past the task's positions:
+// a checkpoint taken while the replay has not yet passed them must keep
+// them, or its restore would apply those records twice. Positions are
+// per key group, so the sub-ranges need not match tasks. A nil table
+// returns the entry as is.
+func (s *skipTable) split(e checkpoint.TaskEntry, sourceIndex map[string]int) []checkpoint.TaskEntry {
+	if s == nil {
+		return []checkpoint.TaskEntry{e}
+	}
+	var out []checkpoint.TaskEntry
+	for kg := e.Start; kg < e.End; kg++ {
+		inputs := make(map[string]uint64, len(e.Inputs))
+		for name, pos := range e.Inputs {
+			if i, ok := sourceIndex[name]; ok && s.upTo[kg] != nil {
+				pos = max(pos, s.upTo[kg][i])
+			}
+			inputs[name] = pos
+		}
+		if n := len(out); n > 0 && maps.Equal(out[n-1].Inputs, inputs) {
+			out[n-1].End = kg + 1
+			continue
+		}
+		sub := e
+		sub.KeyGroupRange = checkpoint.KeyGroupRange{Start: kg, End: kg + 1}
+		sub.Inputs = inputs
+		out = append(out, sub)
+	}
+	return out
 }
