@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -33,4 +34,29 @@ func TestOpenFailureReturnsErrorAndCleansUp(t *testing.T) {
 	if !strings.Contains(err.Error(), strconv.Itoa(port)) {
 		t.Logf("error does not name the port: %v", err)
 	}
+}
+
+// A second pipeline on the same data dir is refused before it touches
+// anything: recovery rebuilds the live state, which the first one uses.
+func TestOpenRefusesDataDirInUse(t *testing.T) {
+	wasm := testutil.GoGuest(t, paymentRiskPkg)
+	dataDir := t.TempDir()
+	first, err := Open(context.Background(), testPipeline(t, wasm, dataDir, testutil.FreePort(t), ""), Options{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	second, err := Open(context.Background(), testPipeline(t, wasm, dataDir, testutil.FreePort(t), ""), Options{Logger: testLogger(t)})
+	if !errors.Is(err, ErrDataDirInUse) {
+		if second != nil {
+			second.Close()
+		}
+		t.Fatalf("second Open = %v, want ErrDataDirInUse", err)
+	}
+	first.Close()
+	third, err := Open(context.Background(), testPipeline(t, wasm, dataDir, testutil.FreePort(t), ""), Options{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("Open after the first closed: %v", err)
+	}
+	third.Close()
 }

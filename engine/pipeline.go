@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,7 @@ type Pipeline struct {
 	// cleanRestore: the restored checkpoint is the final one of a graceful
 	// stop, so nothing is replayed.
 	cleanRestore bool
+	lock         *os.File      // the data dir's lock, held until Close
 	stopped      chan struct{} // closed when Run returns
 	closeOnce    sync.Once
 	failed       chan struct{}
@@ -62,6 +64,9 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 			p.Close() // p, not the nil the failed return sets
 		}
 	}()
+	if p.lock, err = lockDataDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
 	if err := p.compile(ctx); err != nil {
 		return nil, err
 	}
@@ -260,6 +265,9 @@ func (p *Pipeline) close() {
 	}
 	if p.conn != nil {
 		p.conn.Close()
+	}
+	if p.lock != nil {
+		_ = p.lock.Close() // releases the flock
 	}
 }
 

@@ -31,6 +31,11 @@ type restorePlan struct {
 // checksum, and that each operator's module, ABI and state format fit.
 func (p *Pipeline) planRecovery(started time.Time) (*restorePlan, uint64, error) {
 	root := CheckpointRoot(p.cfg)
+	if removed, err := checkpoint.RemoveLeftovers(root); err != nil {
+		return nil, 0, fmt.Errorf("%w: clean %s: %v", ErrRecovery, root, err)
+	} else if len(removed) > 0 {
+		p.logger.Info("removed what interrupted checkpoint writes left", "dirs", removed)
+	}
 	ids, err := checkpoint.List(root)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: list checkpoints in %s: %v", ErrRecovery, root, err)

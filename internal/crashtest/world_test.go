@@ -1,0 +1,254 @@
+package crashtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/testutil"
+)
+
+// pipelineName names every test pipeline: worlds are separated by their
+// servers, so the outputs of a run and of its reference carry the same
+// Nats-Msg-Ids.
+const pipelineName = "crash"
+
+// outputStream stores every test pipeline's outputs.
+const outputStream = "OUT"
+
+// pipelineSpec is the operator and the sources of a test pipeline.
+type pipelineSpec struct {
+	operator    string
+	module      string // path of the .wasm
+	keyField    string // JSON field holding the record key
+	sources     []string
+	parallelism int
+}
+
+// riskSpec is the payment-risk operator on one source, "payments".
+func riskSpec(t *testing.T) pipelineSpec {
+	return pipelineSpec{operator: "risk", module: testutil.GoGuest(t, "./examples/payment-risk/operator"),
+		keyField: "account", sources: []string{"payments"}, parallelism: 1}
+}
+
+// sumSpec is the sum2 test operator on one or two sources.
+func sumSpec(t *testing.T, sources ...string) pipelineSpec {
+	return pipelineSpec{operator: "sum", module: testutil.GoGuest(t, "./internal/testguests/sum2"),
+		keyField: "k", sources: sources, parallelism: 1}
+}
+
+// world is one pipeline with its own JetStream server and data directory:
+// the runs under test and their reference never share one.
+type world struct {
+	name    string
+	srv     *natsServer
+	dir     string
+	spec    pipelineSpec
+	cfgPath string
+	cfg     *config.Pipeline
+	runs    []*child
+}
+
+// newWorld writes the pipeline file, starts the server and creates the
+// streams. When the test fails, the output of every run is printed.
+func newWorld(t *testing.T, name string, spec pipelineSpec) *world {
+	t.Helper()
+	w := &world{name: name, srv: startServer(t), dir: t.TempDir(), spec: spec}
+	w.cfgPath = filepath.Join(w.dir, "pipeline.hcl")
+	if err := os.WriteFile(w.cfgPath, []byte(w.hcl()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, diags, err := config.Load(w.cfgPath)
+	if err != nil {
+		t.Fatalf("load %s: %v\n%v", w.cfgPath, err, diags)
+	}
+	w.cfg = cfg
+	w.srv.createStreams(t, cfg)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, c := range w.runs {
+				t.Log(c.logTail(200))
+			}
+		}
+	})
+	return w
+}
+
+func (w *world) hcl() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name     = %q\ndata_dir = %q\nserver {\n  url = %q\n}\n", pipelineName, filepath.Join(w.dir, "data"), w.srv.url)
+	for _, s := range w.spec.sources {
+		fmt.Fprintf(&b, "stream %q {\n  subjects = [%q]\n}\n", inputStream(s), inputSubject(s))
+		fmt.Fprintf(&b, "source %q {\n  stream = %q\n}\n", s, inputStream(s))
+	}
+	fmt.Fprintf(&b, "stream %q {\n  subjects         = [\"out.>\"]\n  duplicate_window = \"10m\"\n}\n", outputStream)
+	fmt.Fprintf(&b, "operator %q {\n  module      = %q\n  inputs      = [%s]\n  key {\n    json_field = %q\n  }\n  parallelism = %d\n  outputs     = { out = \"results\" }\n}\n",
+		w.spec.operator, w.spec.module, quoteList(w.spec.sources), w.spec.keyField, w.spec.parallelism)
+	b.WriteString("sink \"results\" {\n  subject = \"out.results\"\n}\n")
+	return b.String()
+}
+
+func quoteList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func inputStream(source string) string  { return "IN_" + strings.ToUpper(source) }
+func inputSubject(source string) string { return "in." + source }
+
+// start starts "wasmstream run" on the world's pipeline.
+func (w *world) start(t *testing.T, env []string, args ...string) *child {
+	t.Helper()
+	n := len(w.runs) + 1
+	if err := seedCache(w.cfg.DataDir); err != nil {
+		t.Logf("seeding the compilation cache: %v", err)
+	}
+	args = append([]string{"run", w.cfgPath, "--log-format", "json"}, args...)
+	c := startChild(t, childOptions{name: fmt.Sprintf("%s run %d", w.name, n), logPath: filepath.Join(w.dir, fmt.Sprintf("run-%02d.log", n)),
+		env: env, afterExit: func() { _ = harvestCache(w.cfg.DataDir) }}, args...)
+	w.runs = append(w.runs, c)
+	return c
+}
+
+// idleStop is how long a run waits without input before it stops.
+const idleStop = "1s"
+
+// runToCompletion runs the pipeline until it is idle and has checkpointed
+// every input, and returns the first run.
+func (w *world) runToCompletion(t *testing.T, args ...string) *child {
+	t.Helper()
+	c := w.startToIdle(t, args...)
+	w.complete(t, c)
+	return c
+}
+
+// startToIdle starts a run that stops once it is idle.
+func (w *world) startToIdle(t *testing.T, args ...string) *child {
+	t.Helper()
+	return w.start(t, nil, append([]string{"--stop-when-idle", idleStop}, args...)...)
+}
+
+// complete waits for c, a run started by startToIdle, to succeed. A run
+// that stopped before it saw all the input (a start slower than idleStop)
+// is followed by another rather than making the test depend on timing.
+func (w *world) complete(t *testing.T, c *child) {
+	t.Helper()
+	c.waitSuccess(t)
+	for attempt := 1; !w.covered(t); attempt++ {
+		if attempt == 5 {
+			t.Fatalf("%s: the newest checkpoint does not cover the input after %d runs to idle", w.name, attempt)
+		}
+		w.startToIdle(t).waitSuccess(t)
+	}
+}
+
+// covered reports whether the newest checkpoint's source positions are the
+// last sequences of the input streams.
+func (w *world) covered(t *testing.T) bool {
+	t.Helper()
+	m := w.manifest(t, w.newest(t))
+	for _, s := range m.Sources {
+		if s.LastSequence != w.srv.streamLastSeq(t, s.Stream) {
+			return false
+		}
+	}
+	return len(m.Sources) == len(w.spec.sources)
+}
+
+func (w *world) root() string { return engine.CheckpointRoot(w.cfg) }
+
+// checkpoints lists the completed checkpoints, newest first.
+func (w *world) checkpoints(t *testing.T) []uint64 {
+	t.Helper()
+	ids, err := checkpoint.List(w.root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// newest is the id of the newest checkpoint; the test fails without one.
+func (w *world) newest(t *testing.T) uint64 {
+	t.Helper()
+	ids := w.checkpoints(t)
+	if len(ids) == 0 {
+		t.Fatalf("%s: no checkpoint in %s", w.name, w.root())
+	}
+	return ids[0]
+}
+
+// newestOrZero is the id of the newest checkpoint, 0 when there is none.
+func (w *world) newestOrZero(t *testing.T) uint64 {
+	t.Helper()
+	if ids := w.checkpoints(t); len(ids) > 0 {
+		return ids[0]
+	}
+	return 0
+}
+
+func (w *world) manifest(t *testing.T, id uint64) checkpoint.Manifest {
+	t.Helper()
+	m, err := checkpoint.Read(w.root(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// dump is the state of checkpoint id.
+func (w *world) dump(t *testing.T, id uint64) []engine.StateEntry {
+	t.Helper()
+	d, err := engine.DumpCheckpointState(w.root(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// finalState is the state of the newest checkpoint.
+func (w *world) finalState(t *testing.T) []engine.StateEntry { return w.dump(t, w.newest(t)) }
+
+// publish stores inputs on source's subject.
+func (w *world) publish(t *testing.T, source string, inputs []input) {
+	t.Helper()
+	w.srv.publish(t, inputSubject(source), inputs)
+}
+
+// outputs reads every stored output.
+func (w *world) outputs(t *testing.T) []storedMsg {
+	t.Helper()
+	return w.srv.readStream(t, outputStream)
+}
+
+// waitOutputs waits until n outputs are stored while c runs.
+func (w *world) waitOutputs(t *testing.T, n uint64, c *child) {
+	t.Helper()
+	w.srv.waitStored(t, outputStream, n, func() string { return c.logTail(60) })
+}
+
+// outputID is the Nats-Msg-Id of the first output of input seq of source.
+func (w *world) outputID(source string, seq uint64) string {
+	return fmt.Sprintf("%s.%s.%s.%d.0", pipelineName, w.spec.operator, source, seq)
+}
+
+// expectedOutputs lists one output id per stored input of every source:
+// the test operators emit exactly one output per accepted record.
+func (w *world) expectedOutputs(t *testing.T) []string {
+	t.Helper()
+	var ids []string
+	for _, s := range w.spec.sources {
+		last := w.srv.streamLastSeq(t, inputStream(s))
+		for seq := uint64(1); seq <= last; seq++ {
+			ids = append(ids, w.outputID(s, seq))
+		}
+	}
+	return ids
+}
