@@ -32,8 +32,8 @@ func DumpCheckpointState(root string, id uint64) ([]StateEntry, error) {
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "state")
-	if err := copyTree(checkpoint.StateDir(root, id), dir); err != nil {
-		return nil, fmt.Errorf("checkpoint %d: copy state: %w", id, err)
+	if err := checkpoint.RestoreState(root, id, dir); err != nil {
+		return nil, err
 	}
 	st, err := state.Open(dir, state.Options{ReadOnly: true})
 	if err != nil {
