@@ -66,6 +66,14 @@ func WriteWithHook(root string, db *pebble.DB, m Manifest, hook func(Step)) (Man
 
 // writeTemp fills tmp with the state and the manifest.
 func writeTemp(root, tmp string, db *pebble.DB, m Manifest, hook func(Step)) (Manifest, error) {
+	// Flush the memtable first: the checkpoint is then table files, which
+	// are hard links, plus a near-empty WAL. Without it the WAL holding
+	// every write since the last flush is copied into each checkpoint (the
+	// bytes new since the previous one would be as large as the memtable)
+	// and replayed by every restore.
+	if err := db.Flush(); err != nil {
+		return m, fmt.Errorf("pebble flush: %w", err)
+	}
 	if err := db.Checkpoint(filepath.Join(tmp, stateDir), pebble.WithFlushedWAL()); err != nil {
 		return m, fmt.Errorf("pebble checkpoint: %w", err)
 	}
