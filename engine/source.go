@@ -38,8 +38,11 @@ type consumer struct {
 }
 
 // fetchWait bounds how long a fetch waits for data before the source checks
-// for a stop; it is not a latency floor (a fetch returns as soon as data arrives).
-const fetchWait = 200 * time.Millisecond
+// for a stop or a barrier request: it is the longest a checkpoint waits for
+// an idle source's barrier. It is not a latency floor (a fetch returns as
+// soon as data arrives), and an idle wait is a local channel receive, so a
+// short one costs nothing measurable.
+const fetchWait = 20 * time.Millisecond
 
 func (s *source) run(ctx context.Context) error {
 	for ctx.Err() == nil {
