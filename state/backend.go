@@ -21,16 +21,27 @@ type Backend struct {
 
 	prefix []byte // appendOperatorPrefix(opts.Operator)
 
-	// The current record's key, set by SetCurrentKey.
+	// The current record's key, set by SetCurrentKey or SetCurrentRecord.
 	hasKey bool
 	kg     int
 	key    []byte
+
+	// The TTLs of opts.TTL: ttls[slot-1] is the TTL of the names that
+	// ttlSlots maps to slot. An entry keeps its slot, so only a cache miss
+	// looks its name up.
+	ttls     []TTL
+	ttlSlots map[string]uint16
+	time     timeSource
 
 	cache map[string]*entry
 	last  *entry // entry of the previous lookup: a Put after a Get skips the map
 	dirty dirtySet
 	spill *pebble.Batch // dirty entries evicted since the last flush; nil when none
-	undo  undoLog
+	// spillExpiry: the spill holds a value with an expiry, so FlushTo must
+	// read it rather than apply it blindly.
+	spillExpiry bool
+	undo        undoLog
+	sweep       sweepState
 
 	keyBuf  []byte // cache key being looked up: appendGroupKey(kg, name, key)
 	pebKey  []byte // full Pebble key being read or written
@@ -48,7 +59,12 @@ type entry struct {
 	dirty   bool // differs from the store; FlushTo writes it
 	listed  bool // in the dirty set
 	ref     bool // used since the eviction sweep last passed (second chance)
-	undoSeq uint64
+	// hasExpiry: the value expires at expiresAt (Unix ns, in the time domain
+	// of its name's TTL).
+	hasExpiry bool
+	ttlSlot   uint16 // the TTL of its name (Backend.ttls); 0: none
+	undoSeq   uint64
+	expiresAt int64
 }
 
 // Backend returns the backend of one task of operator o.Operator, owning the
@@ -65,14 +81,18 @@ func (s *Store) Backend(o BackendOptions) (*Backend, error) {
 	if err := s.claim(o.Operator, o.Range); err != nil {
 		return nil, err
 	}
-	return &Backend{
+	b := &Backend{
 		store:   s,
 		db:      s.db,
 		opts:    o,
 		prefix:  appendOperatorPrefix(nil, o.Operator),
+		time:    timeSource{clock: o.Clock},
 		cache:   map[string]*entry{},
 		evictAt: o.CacheEntries,
-	}, nil
+	}
+	b.ttls, b.ttlSlots = ttlSlots(o.TTL)
+	b.sweep.lo, b.sweep.hi = groupSpan(o.Operator, o.Range)
+	return b, nil
 }
 
 // Options returns the effective (defaulted) options of the backend.
@@ -91,8 +111,16 @@ func (b *Backend) Close() {
 
 // SetCurrentKey makes key the key every following state call addresses,
 // until the next SetCurrentKey or ClearCurrentKey. A key whose key group the
-// task does not own is refused with ErrKeyOutOfRange.
-func (b *Backend) SetCurrentKey(key []byte) error {
+// task does not own is refused with ErrKeyOutOfRange. It is
+// SetCurrentRecord(key, 0): event-time TTLs use the processing clock.
+func (b *Backend) SetCurrentKey(key []byte) error { return b.SetCurrentRecord(key, 0) }
+
+// SetCurrentRecord is SetCurrentKey for a record with an event time (Unix
+// nanoseconds), the "now" of state whose TTL is in EventTime. Event time 0
+// means the record has none: its event-time TTLs use the processing clock
+// (BackendOptions.Clock). Processing time is read from the clock at most
+// once per record, so all state calls of one record see one "now".
+func (b *Backend) SetCurrentRecord(key []byte, eventTimeNanos int64) error {
 	if b.closed {
 		return ErrClosed
 	}
@@ -107,6 +135,7 @@ func (b *Backend) SetCurrentKey(key []byte) error {
 	}
 	b.hasKey, b.kg = true, kg
 	b.key = append(b.key[:0], key...)
+	b.time.startRecord(eventTimeNanos)
 	return nil
 }
 
@@ -116,6 +145,12 @@ func (b *Backend) ClearCurrentKey() { b.hasKey = false }
 
 // Get returns the value of state name for the current key. The value is
 // valid until the next call on the backend and must not be modified.
+//
+// With TTL (FORMAT.md §3.1): an expired value is absent under
+// NeverReturnExpired, and the Get records its delete for the next flush;
+// under ReturnExpiredIfNotCleaned it is returned until cleanup removes it.
+// With OnReadAndWrite a live value's expiry moves to now + Duration. Both
+// are writes, undone by RollbackBatch like the guest's own.
 func (b *Backend) Get(name []byte) (value []byte, found bool, err error) {
 	e, err := b.lookup(name)
 	if err != nil {
@@ -133,10 +168,15 @@ func (b *Backend) Get(name []byte) (value []byte, found bool, err error) {
 	if !e.present {
 		return nil, false, nil
 	}
+	if (e.hasExpiry || e.ttlSlot != 0) && !b.checkExpiry(e) {
+		return nil, false, nil
+	}
 	return e.value, true, nil
 }
 
-// Put sets state name of the current key to a copy of value.
+// Put sets state name of the current key to a copy of value. When name has
+// a TTL the value expires at now + Duration (now in its time domain);
+// otherwise it never expires.
 func (b *Backend) Put(name, value []byte) error {
 	if len(value) > b.opts.MaxValueLen {
 		return fmt.Errorf("%w: operator %q: value of %d bytes, the limit (MaxValueLen) is %d",
@@ -149,6 +189,7 @@ func (b *Backend) Put(name, value []byte) error {
 	e = b.prepareWrite(e)
 	e.present = true
 	e.value = append(shrink(e.value, len(value)), value...)
+	b.stampExpiry(e)
 	b.markDirty(e)
 	return nil
 }
@@ -164,8 +205,7 @@ func (b *Backend) Delete(name []byte) error {
 		return nil // known absent from the store: nothing to write
 	}
 	e = b.prepareWrite(e)
-	e.present = false
-	e.value = e.value[:0]
+	dropValue(e)
 	b.markDirty(e)
 	return nil
 }
@@ -232,8 +272,9 @@ func (b *Backend) load() (*entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("operator %q, key group %d: %w", b.opts.Operator, b.kg, err)
 	}
-	// TTL (val.ExpiresAt) is decoded but not yet enforced; see FORMAT.md.
-	return b.insert(true, val.Data), nil
+	e := b.insert(true, val.Data)
+	e.hasExpiry, e.expiresAt = val.HasExpiry, val.ExpiresAt
+	return e, nil
 }
 
 // insert caches b.keyBuf with the given value (copied), evicting first if
@@ -242,6 +283,9 @@ func (b *Backend) load() (*entry, error) {
 // that value was read from.
 func (b *Backend) insert(present bool, value []byte) *entry {
 	e := &entry{key: string(b.keyBuf), present: present}
+	if len(b.ttls) > 0 {
+		e.ttlSlot = b.ttlSlotOf(groupKeyName(b.keyBuf))
+	}
 	if present {
 		e.value = append([]byte{}, value...)
 	}

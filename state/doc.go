@@ -27,5 +27,16 @@
 // into the batch that commits a checkpoint's consistent cut. BeginBatch,
 // CommitBatch and RollbackBatch make a guest batch all-or-nothing.
 //
+// # TTL
+//
+// BackendOptions.TTL gives state names a time to live (TTL: duration,
+// update type, visibility, time domain). A write stores its expiry with the
+// value, so it travels inside checkpoints; an expired value is absent to a
+// Get (by default), never written by FlushTo, and deleted by the
+// incremental Backend.Sweep, which the engine calls between batches.
+// SetCurrentRecord gives the event time for event-time TTLs;
+// BackendOptions.Clock is the processing clock (injectable in tests).
+// FORMAT.md §3.1 has the rules, RATIONALE.md the trade-offs.
+//
 // RATIONALE.md explains the choices; BENCHMARKS.md records their cost.
 package state

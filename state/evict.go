@@ -49,6 +49,7 @@ func (b *Backend) evictEntry(e *entry) {
 		if err := b.writeEntry(b.spill, e); err != nil {
 			return
 		}
+		b.spillExpiry = b.spillExpiry || (e.present && e.hasExpiry)
 		b.markClean(e)
 		b.stats.Spilled++
 	}
@@ -69,6 +70,6 @@ func (b *Backend) reader() pebble.Reader {
 func (b *Backend) closeSpill() {
 	if b.spill != nil {
 		b.spill.Close()
-		b.spill = nil
+		b.spill, b.spillExpiry = nil, false
 	}
 }

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -52,6 +54,9 @@ func (b *Backend) markClean(e *entry) {
 // pb fails, the cache no longer matches the store: close the backend and
 // recover the task from the last checkpoint.
 //
+// A value that has expired by the time of the flush (FORMAT.md §3.1) is
+// written as a delete, so a checkpoint never receives an expired value.
+//
 // It returns the number of keys written; a key evicted and written again
 // since the last flush counts once per write. It fails with ErrInBatch
 // while a guest batch is open.
@@ -63,17 +68,23 @@ func (b *Backend) FlushTo(pb *pebble.Batch) (written int, err error) {
 		return 0, fmt.Errorf("%w: operator %q: FlushTo inside a guest batch would persist writes that may be rolled back",
 			ErrInBatch, b.opts.Operator)
 	}
+	now := b.time.cleanupNow()
 	// The spill goes first: a key re-written after its eviction must end
 	// with its newer value, and later records of a batch win.
 	if b.spill != nil {
-		if err := pb.Apply(b.spill, nil); err != nil {
+		deletes, err := b.applySpill(pb, now)
+		if err != nil {
 			return 0, fmt.Errorf("state: operator %q: flush evicted entries: %w", b.opts.Operator, err)
 		}
-		written += int(b.spill.Count())
+		written += int(b.spill.Count()) + deletes
 	}
 	for _, e := range b.dirty.list {
 		if !e.dirty {
 			continue
+		}
+		if b.expiredAt(e, now) {
+			dropValue(e)
+			b.stats.ExpiredInFlush++
 		}
 		if err := b.writeEntry(pb, e); err != nil {
 			return written, fmt.Errorf("state: operator %q: flush: %w", b.opts.Operator, err)
@@ -92,6 +103,58 @@ func (b *Backend) writeEntry(w *pebble.Batch, e *entry) error {
 	if !e.present {
 		return w.Delete(b.pebKey, nil)
 	}
-	b.valBuf = AppendValue(b.valBuf[:0], Value{Data: e.value})
+	b.valBuf = AppendValue(b.valBuf[:0], Value{Data: e.value, ExpiresAt: e.expiresAt, HasExpiry: e.hasExpiry})
 	return w.Set(b.pebKey, b.valBuf, nil)
+}
+
+// applySpill adds the spill batch to pb. When the spill holds values with
+// an expiry, the last spilled value of each key is checked too, and one that
+// has expired at now is followed in pb by its delete (a later write in a
+// batch wins), so it never reaches the store. It returns the deletes added.
+func (b *Backend) applySpill(pb *pebble.Batch, now cleanupTime) (deletes int, err error) {
+	if err := pb.Apply(b.spill, nil); err != nil || !b.spillExpiry {
+		return 0, err
+	}
+	it, err := b.spill.NewBatchOnlyIter(context.Background(), nil)
+	if err != nil {
+		return 0, err
+	}
+	for valid := it.First(); valid; valid = it.Next() {
+		gone, err := b.expireSpilled(pb, it, now)
+		if err != nil {
+			return deletes, errors.Join(err, it.Close())
+		}
+		if gone {
+			deletes++
+		}
+	}
+	return deletes, errors.Join(it.Error(), it.Close())
+}
+
+// expireSpilled adds to pb the delete of the spilled value at it if it has
+// expired at now. A key written again since its eviction is left to that
+// write, which follows in pb; a clean cached copy of the value is dropped
+// with it, so the cache keeps matching the store.
+func (b *Backend) expireSpilled(pb *pebble.Batch, it *pebble.Iterator, now cleanupTime) (bool, error) {
+	e := b.cache[string(it.Key()[len(b.prefix):])]
+	if e != nil && e.dirty {
+		return false, nil
+	}
+	raw, err := it.ValueAndErr()
+	if err != nil {
+		return false, err
+	}
+	v, err := DecodeValue(raw)
+	if err != nil || !v.HasExpiry {
+		return false, err
+	}
+	c, _ := b.ttlFor(groupKeyName(it.Key()[len(b.prefix):]))
+	if !now.expired(v.ExpiresAt, c.TimeDomain) {
+		return false, nil
+	}
+	if e != nil {
+		dropValue(e)
+	}
+	b.stats.ExpiredInFlush++
+	return true, pb.Delete(it.Key(), nil)
 }

@@ -61,6 +61,12 @@ func appendGroupKey(dst []byte, kg int, name, userKey []byte) []byte {
 	return append(dst, userKey...)
 }
 
+// groupKeyName returns the state name inside k, a valid appendGroupKey
+// encoding (the backend wrote it).
+func groupKeyName(k []byte) []byte {
+	return k[4 : 4+int(binary.BigEndian.Uint16(k[2:]))]
+}
+
 // DecodeStateKey decodes a key written by AppendStateKey. It never panics;
 // bytes that do not follow the layout give an error wrapping ErrCorrupt.
 func DecodeStateKey(k []byte) (StateKey, error) {

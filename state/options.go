@@ -2,7 +2,10 @@ package state
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/wasmstream/wasmstream/abi"
@@ -85,6 +88,15 @@ type BackendOptions struct {
 	CacheEntries int
 	// MaxValueLen is the largest value Put accepts. Default DefaultMaxValueLen.
 	MaxValueLen int
+	// TTL gives state names a time to live (FORMAT.md §3.1). The key is the
+	// state name; a map state's entries (name 0x00 mapKey) follow the entry
+	// of the map's name. A name without an entry writes values that never
+	// expire. The map is copied.
+	TTL map[string]TTL
+	// Clock is processing time, Unix nanoseconds, for processing-time TTLs
+	// (and event-time ones of records without an event time). Default
+	// time.Now. Tests inject a fake clock.
+	Clock func() int64
 }
 
 // withDefaults returns o with zero fields set to their defaults.
@@ -97,6 +109,9 @@ func (o BackendOptions) withDefaults() BackendOptions {
 	}
 	if o.MaxValueLen == 0 {
 		o.MaxValueLen = DefaultMaxValueLen
+	}
+	if o.Clock == nil {
+		o.Clock = defaultClock
 	}
 	return o
 }
@@ -118,11 +133,40 @@ func (o BackendOptions) validate() error {
 	if o.MaxValueLen < 1 || o.MaxValueLen > math.MaxInt32 {
 		return fmt.Errorf("%w: operator %q: MaxValueLen %d must be in 1..%d", ErrInvalidOptions, o.Operator, o.MaxValueLen, math.MaxInt32)
 	}
+	return o.validateTTL()
+}
+
+// validateTTL checks every TTL and its state name. A name with a 0x00 byte
+// could never match: the byte ends the name part of a map-state entry.
+func (o BackendOptions) validateTTL() error {
+	if len(o.TTL) > math.MaxUint16 {
+		return fmt.Errorf("%w: operator %q: %d TTLs; at most %d state names can have one", ErrInvalidOptions, o.Operator, len(o.TTL), math.MaxUint16)
+	}
+	for _, name := range slices.Sorted(maps.Keys(o.TTL)) {
+		if err := validName([]byte(name)); err != nil {
+			return fmt.Errorf("operator %q: TTL: %w", o.Operator, err)
+		}
+		if strings.IndexByte(name, 0) >= 0 {
+			return fmt.Errorf("%w: operator %q: TTL for state %q: a name with a 0x00 byte never matches; give the map's name",
+				ErrInvalidOptions, o.Operator, name)
+		}
+		if err := o.TTL[name].Validate(); err != nil {
+			return fmt.Errorf("operator %q: state %q: %w", o.Operator, name, err)
+		}
+	}
 	return nil
 }
 
-// String prints the options, for the record of a run's effective configuration.
+// String prints the options, for the record of a run's effective
+// configuration. TTLs are listed by name; the Clock is not printed.
 func (o BackendOptions) String() string {
-	return fmt.Sprintf("state.BackendOptions{Operator: %q, Range: %s, MaxParallelism: %d, CacheEntries: %d, MaxValueLen: %d}",
-		o.Operator, o.Range, o.MaxParallelism, o.CacheEntries, o.MaxValueLen)
+	var ttl strings.Builder
+	for i, name := range slices.Sorted(maps.Keys(o.TTL)) {
+		if i > 0 {
+			ttl.WriteString(", ")
+		}
+		fmt.Fprintf(&ttl, "%q: %s", name, o.TTL[name])
+	}
+	return fmt.Sprintf("state.BackendOptions{Operator: %q, Range: %s, MaxParallelism: %d, CacheEntries: %d, MaxValueLen: %d, TTL: {%s}}",
+		o.Operator, o.Range, o.MaxParallelism, o.CacheEntries, o.MaxValueLen, ttl.String())
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestOptionsDefaults(t *testing.T) {
@@ -57,4 +58,48 @@ func TestBackendOptionsValidate(t *testing.T) {
 	if err := ok.withDefaults().validate(); err != nil {
 		t.Errorf("valid options: %v", err)
 	}
+}
+
+func TestBackendOptionsTTL(t *testing.T) {
+	ok := BackendOptions{Operator: "op", Range: KeyGroupRange{0, 128},
+		TTL: map[string]TTL{"seen": {Duration: time.Minute}, "m": {Duration: time.Hour, TimeDomain: EventTime}}}
+	if err := ok.withDefaults().validate(); err != nil {
+		t.Fatalf("valid TTLs: %v", err)
+	}
+	s := ok.withDefaults().String()
+	want := `TTL: {"m": {Duration: 1h0m0s, Update: on_create_and_write, Visibility: never_return_expired, TimeDomain: event_time}, "seen": {Duration: 1m0s,`
+	if !strings.Contains(s, want) {
+		t.Errorf("String() = %s, want it to contain %s", s, want)
+	}
+	if ok.withDefaults().Clock == nil {
+		t.Error("no default Clock")
+	}
+	bad := map[string]map[string]TTL{
+		"empty name":       {"": {Duration: time.Second}},
+		"long name":        {strings.Repeat("n", MaxStateNameLen+1): {Duration: time.Second}},
+		"map entry name":   {"m\x00k": {Duration: time.Second}},
+		"no duration":      {"n": {}},
+		"unknown domain":   {"n": {Duration: time.Second, TimeDomain: 7}},
+		"one bad of three": {"a": {Duration: time.Second}, "b": {Duration: -1}, "c": {Duration: time.Second}},
+	}
+	for what, ttl := range bad {
+		o := ok
+		o.TTL = ttl
+		err := o.withDefaults().validate()
+		if !errors.Is(err, ErrInvalidOptions) && !errors.Is(err, ErrInvalidName) {
+			t.Errorf("%s: validate = %v, want ErrInvalidOptions or ErrInvalidName", what, err)
+		}
+	}
+}
+
+// The backend copies the TTL map: a caller changing it later changes nothing.
+func TestBackendCopiesTTL(t *testing.T) {
+	s, clk := openStore(t), newClock()
+	ttl := ttlFor("n", time.Minute, OnCreateAndWrite, NeverReturnExpired)
+	b := ttlBackend(t, s, 0, clk, ttl)
+	delete(ttl, "n")
+	record(t, b, clk, 0, "k")
+	mustPut(t, b, "n", "v")
+	record(t, b, clk, 2*time.Minute, "k")
+	wantGet(t, b, "n", nil)
 }

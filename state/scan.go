@@ -13,7 +13,18 @@ import (
 // This is the range scan a rescale or a restore performs; tools and tests
 // use it too. The slices passed to fn are valid only during the call.
 // An error from fn stops the scan and is returned as is.
+//
+// Scan passes values whether or not they have expired (FORMAT.md §3.1): an
+// expired value stays in the store until cleanup reaches it. A tool that
+// shows state as a guest would see it uses ScanValues and checks the expiry.
 func (s *Store) Scan(operator string, r KeyGroupRange, fn func(kg int, name, key, value []byte) error) error {
+	return s.ScanValues(operator, r, func(kg int, name, key []byte, v Value) error {
+		return fn(kg, name, key, v.Data)
+	})
+}
+
+// ScanValues is Scan with the decoded value, expiry included.
+func (s *Store) ScanValues(operator string, r KeyGroupRange, fn func(kg int, name, key []byte, v Value) error) error {
 	if err := validOperator(operator); err != nil {
 		return err
 	}
@@ -29,7 +40,7 @@ func (s *Store) Scan(operator string, r KeyGroupRange, fn func(kg int, name, key
 	return errors.Join(err, it.Close())
 }
 
-func scanIter(it *pebble.Iterator, fn func(kg int, name, key, value []byte) error) error {
+func scanIter(it *pebble.Iterator, fn func(kg int, name, key []byte, v Value) error) error {
 	for valid := it.First(); valid; valid = it.Next() {
 		sk, err := DecodeStateKey(it.Key())
 		if err != nil {
@@ -43,7 +54,7 @@ func scanIter(it *pebble.Iterator, fn func(kg int, name, key, value []byte) erro
 		if err != nil {
 			return fmt.Errorf("key group %d, state %q: %w", sk.KeyGroup, sk.Name, err)
 		}
-		if err := fn(sk.KeyGroup, sk.Name, sk.Key, v.Data); err != nil {
+		if err := fn(sk.KeyGroup, sk.Name, sk.Key, v); err != nil {
 			return err
 		}
 	}

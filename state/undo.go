@@ -13,11 +13,13 @@ type undoLog struct {
 
 // undoRec is the pre-image of one entry.
 type undoRec struct {
-	e       *entry
-	existed bool // false: the batch created the entry; rollback uncaches it
-	present bool
-	dirty   bool
-	off, n  int // value bytes in undoLog.arena
+	e         *entry
+	existed   bool // false: the batch created the entry; rollback uncaches it
+	present   bool
+	dirty     bool
+	hasExpiry bool
+	expiresAt int64
+	off, n    int // value bytes in undoLog.arena
 }
 
 // maxRetainedArena bounds the memory a large batch leaves behind.
@@ -31,7 +33,8 @@ func (u *undoLog) save(e *entry) {
 	e.undoSeq = u.seq
 	off := len(u.arena)
 	u.arena = append(u.arena, e.value...)
-	u.recs = append(u.recs, undoRec{e: e, existed: true, present: e.present, dirty: e.dirty, off: off, n: len(e.value)})
+	u.recs = append(u.recs, undoRec{e: e, existed: true, present: e.present, dirty: e.dirty,
+		hasExpiry: e.hasExpiry, expiresAt: e.expiresAt, off: off, n: len(e.value)})
 }
 
 // saveNew records that the open batch created e.
@@ -77,7 +80,9 @@ func (b *Backend) CommitBatch() {
 
 // RollbackBatch discards every state write of the open batch, so a failed
 // guest batch leaves no partial writes. Reads of the batch stay cached: they
-// reflect the store. Without an open batch it does nothing.
+// reflect the store. What reads did under a TTL (an expired value dropped,
+// an expiry extended or first given) is undone too. Without an open batch it
+// does nothing.
 func (b *Backend) RollbackBatch() {
 	if !b.undo.open {
 		return
@@ -99,7 +104,7 @@ func (b *Backend) restore(r *undoRec, arena []byte) {
 		b.uncache(e)
 		return
 	}
-	e.present = r.present
+	e.present, e.hasExpiry, e.expiresAt = r.present, r.hasExpiry, r.expiresAt
 	e.value = append(e.value[:0], arena[r.off:r.off+r.n]...)
 	if r.dirty {
 		b.markDirty(e)
