@@ -566,3 +566,13 @@ func wantRecoveryError(t *testing.T, err error, id uint64, cause ...string) {
 		}
 	}
 }
+
+// skipInRacePass skips a test that exercises little concurrency in the
+// -short run, which CI uses for the race detector pass (the full run has
+// already run it): the race pass keeps the pipeline, alignment, rescale and
+// stop tests.
+func skipInRacePass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("no concurrency to check beyond the other tests; runs in the full (non -short) pass")
+	}
+}

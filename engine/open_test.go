@@ -15,6 +15,7 @@ import (
 // server cannot listen because the port is taken) returns the error and
 // releases what was built; it once panicked closing a nil pipeline.
 func TestOpenFailureReturnsErrorAndCleansUp(t *testing.T) {
+	skipInRacePass(t)
 	wasm := testutil.GoGuest(t, paymentRiskPkg)
 	port := testutil.FreePort(t)
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
@@ -39,6 +40,7 @@ func TestOpenFailureReturnsErrorAndCleansUp(t *testing.T) {
 // A second pipeline on the same data dir is refused before it touches
 // anything: recovery rebuilds the live state, which the first one uses.
 func TestOpenRefusesDataDirInUse(t *testing.T) {
+	skipInRacePass(t)
 	wasm := testutil.GoGuest(t, paymentRiskPkg)
 	dataDir := t.TempDir()
 	first, err := Open(context.Background(), testPipeline(t, wasm, dataDir, testutil.FreePort(t), ""), Options{Logger: testLogger(t)})

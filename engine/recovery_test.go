@@ -62,6 +62,7 @@ func newRecoveryFixture(t *testing.T) *recoveryFixture {
 
 // TestRecovery runs the recovery cases on copies of one fixture.
 func TestRecovery(t *testing.T) {
+	skipInRacePass(t)
 	fx := newRecoveryFixture(t)
 	for _, c := range []struct {
 		name string
