@@ -94,6 +94,13 @@ func (t *task) apply(ctx context.Context, effects []checkpoint.Effect) error {
 		switch e := e.(type) {
 		case checkpoint.Snapshot:
 			t.snapshot()
+			if t.ck.report.unaligned {
+				// The snapshot records how far each input is in it, and
+				// the records of late inputs are replayed from JetStream
+				// on restore: the task's part is done now, without waiting
+				// for the late barriers (they will be ignored or superseded).
+				t.ck.ckpt.taskDone(t, t.ck.report)
+			}
 		case checkpoint.Release:
 			for _, in := range e.Inputs {
 				if err := t.processItem(ctx, t.ck.popHeld(in)); err != nil {
@@ -101,7 +108,9 @@ func (t *task) apply(ctx context.Context, effects []checkpoint.Effect) error {
 				}
 			}
 		case checkpoint.Complete:
-			t.ck.ckpt.taskDone(t, t.ck.report)
+			if !t.ck.report.unaligned {
+				t.ck.ckpt.taskDone(t, t.ck.report)
+			}
 		case checkpoint.Abort:
 			t.logger.Debug("checkpoint abandoned by a newer one", "checkpoint", e.ID)
 		case checkpoint.Forward:
