@@ -12,6 +12,11 @@ type barrier struct {
 	input    int
 	position uint64 // the source's last routed sequence
 	ckpt     *pendingCheckpoint
+	// overtaking: sent on the task's priority channel, ahead of the records
+	// the source routed before it (unaligned mode). The snapshot then holds
+	// the input only as far as the task had processed it, and the records
+	// it overtook are replayed from JetStream on restore.
+	overtaking bool
 }
 
 // barrierRequest asks a source to inject the barrier of ckpt. A final

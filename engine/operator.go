@@ -99,7 +99,7 @@ func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 		if err != nil {
 			return fmt.Errorf("operator %q task %d: %w", op.cfg.Name, i, err)
 		}
-		op.tasks = append(op.tasks, &task{op: op, index: i, backend: backend, inst: inst, in: make(chan taskItem, 16), logger: logger, ck: ck})
+		op.tasks = append(op.tasks, &task{op: op, index: i, backend: backend, inst: inst, in: make(chan taskItem, 16), prio: make(chan taskItem, 4), logger: logger, ck: ck})
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine/config"
 	"github.com/wasmstream/wasmstream/natsio"
 	"github.com/wasmstream/wasmstream/state"
@@ -76,11 +77,18 @@ func (s *source) run(ctx context.Context) error {
 // the source, after the last chunk routed to it, and reports the position.
 func (s *source) injectBarrier(req barrierRequest) error {
 	pos := s.position.Load()
+	// Unaligned barriers overtake the queued records; a final barrier never
+	// does, so that a graceful stop drains every routed record first.
+	overtake := s.p.opts.Checkpoint.Mode == checkpoint.Unaligned && !req.final
 	for _, c := range s.consumers {
 		for _, t := range c.op.tasks {
-			b := &barrier{id: req.ckpt.id, input: int(c.input), position: pos, ckpt: req.ckpt}
+			b := &barrier{id: req.ckpt.id, input: int(c.input), position: pos, ckpt: req.ckpt, overtaking: overtake}
+			queue := t.in
+			if overtake {
+				queue = t.prio
+			}
 			select {
-			case t.in <- taskItem{barrier: b}:
+			case queue <- taskItem{barrier: b}:
 			case <-s.p.failed:
 				return errPipelineFailed
 			}

@@ -24,6 +24,7 @@ type task struct {
 	backend *state.Backend
 	inst    *host.Instance
 	in      chan taskItem
+	prio    chan taskItem // overtaking barriers (unaligned mode)
 	logger  hclog.Logger
 
 	hostRecs []host.Record
@@ -67,13 +68,25 @@ func (t *task) run(ctx context.Context) error {
 // also wakes up to tell the aligner how long it has waited.
 func (t *task) next(ctx context.Context) (taskItem, bool, error) {
 	for {
+		select {
+		case item := <-t.prio: // an overtaking barrier goes first
+			return item, true, nil
+		default:
+		}
 		wait := t.ck.alignmentWait()
 		if wait < 0 {
-			item, ok := <-t.in
-			return item, ok, nil
+			select {
+			case item := <-t.prio:
+				return item, true, nil
+			case item, ok := <-t.in:
+				return item, ok, nil
+			}
 		}
 		timer := time.NewTimer(wait)
 		select {
+		case item := <-t.prio:
+			timer.Stop()
+			return item, true, nil
 		case item, ok := <-t.in:
 			timer.Stop()
 			return item, ok, nil

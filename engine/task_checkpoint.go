@@ -26,6 +26,7 @@ type taskCheckpointing struct {
 	firstBarrier time.Time
 	arrived      []bool
 	barrierAt    []uint64 // position of each arrived barrier
+	overtook     []bool   // the arrived barrier overtook queued records
 	report       taskReport
 }
 
@@ -36,7 +37,7 @@ func newTaskCheckpointing(inputs int, opts CheckpointOptions) (taskCheckpointing
 	}
 	return taskCheckpointing{aligner: a, timeout: opts.AlignmentTimeout,
 		covered: make([]uint64, inputs), held: make([][]taskItem, inputs),
-		arrived: make([]bool, inputs), barrierAt: make([]uint64, inputs)}, nil
+		arrived: make([]bool, inputs), barrierAt: make([]uint64, inputs), overtook: make([]bool, inputs)}, nil
 }
 
 // alignmentWait is how long the task may wait for input before the aligner
@@ -66,6 +67,7 @@ func (c *taskCheckpointing) popHeld(input int) taskItem {
 func (c *taskCheckpointing) begin(b *barrier) {
 	c.id, c.ckpt, c.firstBarrier = b.id, b.ckpt, time.Now()
 	clear(c.arrived)
+	clear(c.overtook)
 	c.report = taskReport{}
 }
 
@@ -85,6 +87,7 @@ func (t *task) onBarrier(ctx context.Context, b *barrier) error {
 	}
 	t.ck.arrived[b.input] = true
 	t.ck.barrierAt[b.input] = b.position
+	t.ck.overtook[b.input] = b.overtaking
 	return t.apply(ctx, effects)
 }
 
@@ -130,10 +133,17 @@ func (t *task) snapshot() {
 	c := &t.ck
 	r := taskReport{inputs: map[string]uint64{}, alignment: start.Sub(c.firstBarrier)}
 	for i, name := range t.op.cfg.Inputs {
+		// An in-band barrier follows exactly the records before it. An
+		// overtaking one may have passed queued records (covered below
+		// its position) or, picked after a later chunk, be behind it
+		// (covered above): either way covered is what the state holds,
+		// and resume points and skip tables handle both directions.
 		pos := c.covered[i]
-		if c.arrived[i] {
+		switch {
+		case c.arrived[i] && !c.overtook[i]:
 			pos = c.barrierAt[i]
-		} else {
+		case c.arrived[i] && pos == c.barrierAt[i]:
+		default:
 			r.unaligned = true
 		}
 		r.inputs[name] = pos
