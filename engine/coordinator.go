@@ -29,7 +29,6 @@ type coordinator struct {
 	nextID  uint64
 	crash   *crashPoint
 	pending *pendingCheckpoint
-	lastEnd time.Time
 	// dueAt is when the next periodic checkpoint is due: an interval after
 	// the last trigger, and at least MinPause after the last end.
 	dueAt          time.Time
@@ -63,8 +62,7 @@ func (c *coordinator) nextTrigger() <-chan time.Time {
 
 // ended records the end of a checkpoint for the minimum pause.
 func (c *coordinator) ended() {
-	c.lastEnd = time.Now()
-	if next := c.lastEnd.Add(c.opts.MinPause); next.After(c.dueAt) {
+	if next := time.Now().Add(c.opts.MinPause); next.After(c.dueAt) {
 		c.dueAt = next
 	}
 }

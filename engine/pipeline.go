@@ -70,7 +70,7 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if err := p.compile(ctx); err != nil {
 		return nil, err
 	}
-	plan, lastID, err := p.planRecovery(started)
+	plan, lastID, err := p.planRecovery()
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/checkpoint"
@@ -21,7 +20,6 @@ var ErrRecovery = errors.New("cannot restore checkpoint")
 type restorePlan struct {
 	root     string
 	manifest checkpoint.Manifest
-	started  time.Time
 	// resume: source name -> first sequence to deliver.
 	resume map[string]uint64
 }
@@ -29,7 +27,7 @@ type restorePlan struct {
 // planRecovery chooses the checkpoint to restore (nil: start empty) and
 // checks it fully before anything is touched: manifest, every file's
 // checksum, and that each operator's module, ABI and state format fit.
-func (p *Pipeline) planRecovery(started time.Time) (*restorePlan, uint64, error) {
+func (p *Pipeline) planRecovery() (*restorePlan, uint64, error) {
 	root := CheckpointRoot(p.cfg)
 	if removed, err := checkpoint.RemoveLeftovers(root); err != nil {
 		return nil, 0, fmt.Errorf("%w: clean %s: %v", ErrRecovery, root, err)
@@ -71,7 +69,7 @@ func (p *Pipeline) planRecovery(started time.Time) (*restorePlan, uint64, error)
 	if err := p.checkOperators(m); err != nil {
 		return nil, 0, err
 	}
-	return &restorePlan{root: root, manifest: m, started: started, resume: resumePoints(m)}, newest, nil
+	return &restorePlan{root: root, manifest: m, resume: resumePoints(m)}, newest, nil
 }
 
 func (p *Pipeline) readVerified(root string, id uint64, ids []uint64) (checkpoint.Manifest, error) {
