@@ -55,6 +55,30 @@ const (
 	FuncEventTime = "event_time"
 	// FuncProcessingTime: () -> i64. Host clock when the batch started, Unix nanoseconds.
 	FuncProcessingTime = "processing_time"
+	// FuncStateDeclare: (name_ptr, name_len, version i32, ttl_ms i64, flags i32) -> i32.
+	// Revision 1.1: declares a named state's version and TTL during ws_init.
+	FuncStateDeclare = "state_declare"
+)
+
+// Revision is the ABI revision: additions a v1 guest cannot observe (ABI.md §9).
+const Revision = 1
+
+// State declarations (FuncStateDeclare).
+const (
+	// TTLUnset: the module says nothing about the state's TTL.
+	TTLUnset = 0
+	// TTLNever: the state never expires, whatever the config says.
+	TTLNever = -1
+	// DeclareReadAndWrite: the expiry moves on reads too (on_read_and_write).
+	DeclareReadAndWrite = 1 << 0
+	// DeclareReturnExpired: expired values are returned until cleaned up.
+	DeclareReturnExpired = 1 << 1
+	// DeclareEventTime: the TTL counts in event time.
+	DeclareEventTime = 1 << 2
+	// DeclareFlagsMask has every defined flag bit.
+	DeclareFlagsMask = DeclareReadAndWrite | DeclareReturnExpired | DeclareEventTime
+	// MaxStateVersion is the largest declared state version.
+	MaxStateVersion = 1<<31 - 1
 )
 
 // Limits that are part of the contract.

@@ -11,7 +11,7 @@ import (
 	"github.com/wasmstream/wasmstream/abi"
 )
 
-// hostSignatures are the host functions of ABI v1 (see abi/ABI.md).
+// hostSignatures are the host functions of ABI v1 revision 1.1 (see abi/ABI.md).
 var hostSignatures = map[string]signature{
 	abi.FuncRecordNext:     {nil, []api.ValueType{i32}},
 	abi.FuncStateGet:       {[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}},
@@ -21,6 +21,7 @@ var hostSignatures = map[string]signature{
 	abi.FuncLog:            {[]api.ValueType{i32, i32, i32}, nil},
 	abi.FuncEventTime:      {nil, []api.ValueType{i64}},
 	abi.FuncProcessingTime: {nil, []api.ValueType{i64}},
+	abi.FuncStateDeclare:   {[]api.ValueType{i32, i32, i32, i64, i32}, []api.ValueType{i32}},
 }
 
 var hostFuncs = map[string]api.GoModuleFunc{
@@ -32,6 +33,7 @@ var hostFuncs = map[string]api.GoModuleFunc{
 	abi.FuncLog:            logLine,
 	abi.FuncEventTime:      eventTime,
 	abi.FuncProcessingTime: processingTime,
+	abi.FuncStateDeclare:   stateDeclare,
 }
 
 // hostModule builds the "wasmstream" import module. Functions are
@@ -60,7 +62,7 @@ func recordNext(ctx context.Context, _ api.Module, stack []uint64) {
 	}
 	cs.cursor++
 	cs.emitted = 0
-	if err := cs.inst.state.SetCurrentKey(cs.records[cs.cursor].Key); err != nil {
+	if err := cs.inst.state.SetCurrentRecord(cs.records[cs.cursor].Key, cs.records[cs.cursor].EventTime); err != nil {
 		cs.hostFailure(err)
 	}
 	result(stack, 1)

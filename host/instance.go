@@ -16,7 +16,9 @@ import (
 // sets the current key at every record_next, so a guest can only ever reach
 // the state of the record it is processing. state.Backend implements it.
 type KeyedState interface {
-	SetCurrentKey(key []byte) error
+	// SetCurrentRecord makes key current; eventTimeNanos is the record's
+	// event time, the clock of state whose TTL counts in event time.
+	SetCurrentRecord(key []byte, eventTimeNanos int64) error
 	Get(name []byte) (value []byte, found bool, err error)
 	Put(name, value []byte) error
 	Delete(name []byte) error
@@ -89,6 +91,7 @@ type Instance struct {
 	guestPtr    uint32 // buffer from ws_alloc, valid until the next ws_alloc
 	guestCap    uint32
 	stderr      *tailBuffer
+	declared    []StateDeclaration // state_declare calls of ws_init
 	closed      bool
 }
 

@@ -15,7 +15,7 @@ func newMemState() *memState { return &memState{data: map[string][]byte{}} }
 
 var errForbiddenKey = errors.New("forbidden key")
 
-func (m *memState) SetCurrentKey(key []byte) error {
+func (m *memState) SetCurrentRecord(key []byte, _ int64) error {
 	if string(key) == "forbidden" {
 		return errForbiddenKey
 	}

@@ -24,6 +24,7 @@ func (d *decoder) addOperator(p *Pipeline, b *hcl.Block) {
 	op.Outputs = outputs
 	op.DeadLetterSubject = deadLetterSubject(a, defaultDeadLetterSubject(p.Name, op.Name))
 	op.Key, op.Limits = d.operatorBlocks(b, blocks, owner)
+	op.States = d.decodeStates(blocks, owner)
 	if d.declare(b) {
 		p.Operators = append(p.Operators, op)
 		d.at.inputs = append(d.at.inputs, inputRanges)

@@ -89,7 +89,11 @@ type Source struct {
 	Subject string // filter; empty reads every subject of the stream
 	// StartSequence is where the first run starts; later runs resume from their checkpoint.
 	StartSequence uint64
-	Range         hcl.Range
+	// MaxDuplicateDelay is how late a duplicate of an event can arrive after the original
+	// (publisher retries, upstream redelivery); 0 when not declared. A dedup TTL shorter than
+	// it lets such duplicates through, so validate and run warn.
+	MaxDuplicateDelay time.Duration
+	Range             hcl.Range
 }
 
 // Key says where an operator finds the key of a record. Exactly one field is set.
@@ -129,7 +133,9 @@ type Operator struct {
 	Outputs           map[string]string
 	DeadLetterSubject string
 	Limits            Limits
-	Range             hcl.Range
+	// States are the `state` blocks: settings (TTL) of named states.
+	States []StateConfig
+	Range  hcl.Range
 	// ModuleRange is the module value's position, for errors the engine finds in the module.
 	ModuleRange hcl.Range
 }

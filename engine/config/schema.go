@@ -31,12 +31,12 @@ var checkpointSchema = &hcl.BodySchema{
 
 var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage")}
 
-var sourceSchema = &hcl.BodySchema{Attributes: attributes("stream", "subject", "start_sequence")}
+var sourceSchema = &hcl.BodySchema{Attributes: attributes("stream", "subject", "start_sequence", "max_duplicate_delay")}
 
 var operatorSchema = &hcl.BodySchema{
 	Attributes: attributes("module", "state_version", "inputs", "parallelism", "max_parallelism",
 		"config", "config_file", "outputs", "dead_letter_subject"),
-	Blocks: []hcl.BlockHeaderSchema{{Type: "key"}, {Type: "limits"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "key"}, {Type: "limits"}, {Type: "state", LabelNames: []string{"name"}}},
 }
 
 var keySchema = &hcl.BodySchema{Attributes: attributes("json_field", "subject_token", "header")}

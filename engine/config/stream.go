@@ -81,6 +81,7 @@ func (d *decoder) addSource(p *Pipeline, b *hcl.Block) {
 		s.Subject = subject
 	}
 	s.StartSequence = uint64(a.integer("start_sequence", 1, maxInt64, DefaultStartSequence))
+	s.MaxDuplicateDelay = a.duration("max_duplicate_delay", 0)
 	if d.declare(b) {
 		p.Sources = append(p.Sources, s)
 		d.at.sourceStream = append(d.at.sourceStream, a.rng("stream"))

@@ -91,6 +91,9 @@ func writeSource(body *hclwrite.Body, s Source) {
 	b.SetAttributeValue("stream", cty.StringVal(s.Stream))
 	setIf(b, "subject", s.Subject)
 	b.SetAttributeValue("start_sequence", cty.NumberUIntVal(s.StartSequence))
+	if s.MaxDuplicateDelay > 0 {
+		b.SetAttributeValue("max_duplicate_delay", durationVal(s.MaxDuplicateDelay))
+	}
 }
 
 func writeOperator(body *hclwrite.Body, op Operator) {
@@ -100,12 +103,26 @@ func writeOperator(body *hclwrite.Body, op Operator) {
 	setIf(b, "state_version", op.StateVersion)
 	b.SetAttributeValue("inputs", stringList(op.Inputs))
 	writeKey(b.AppendNewBlock("key", nil).Body(), op.Key)
+	for _, st := range op.States {
+		writeState(b.AppendNewBlock("state", []string{st.Name}).Body(), st)
+	}
 	b.SetAttributeValue("parallelism", cty.NumberIntVal(int64(op.Parallelism)))
 	b.SetAttributeValue("max_parallelism", cty.NumberIntVal(int64(op.MaxParallelism)))
 	writeGuestConfig(b, op.Config)
 	b.SetAttributeValue("outputs", stringMap(op.Outputs))
 	b.SetAttributeValue("dead_letter_subject", cty.StringVal(op.DeadLetterSubject))
 	writeLimits(b.AppendNewBlock("limits", nil).Body(), op.Limits)
+}
+
+// writeState prints a state block; the TTL options only with a TTL, where they act.
+func writeState(b *hclwrite.Body, s StateConfig) {
+	if !s.HasTTL() {
+		return
+	}
+	b.SetAttributeValue("ttl", durationVal(s.TTL.Duration))
+	b.SetAttributeValue("ttl_update", cty.StringVal(s.TTL.Update.String()))
+	b.SetAttributeValue("ttl_visibility", cty.StringVal(s.TTL.Visibility.String()))
+	b.SetAttributeValue("ttl_time", cty.StringVal(s.TTL.TimeDomain.String()))
 }
 
 func writeKey(b *hclwrite.Body, k Key) {

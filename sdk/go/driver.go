@@ -33,7 +33,7 @@ func initOperator(op Operator, config []byte) abi.Code {
 		Log(LevelError, "wasmstream: operator Init rejected its config: "+err.Error())
 		return abi.ErrGuestConfig
 	}
-	return abi.OK
+	return sendDeclarations()
 }
 
 // processBatch decodes batch and runs op.Process on each record, after

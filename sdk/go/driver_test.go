@@ -34,6 +34,9 @@ func (h *scriptHost) Emit(output, key, value, hdr []byte) int32 { return 0 }
 func (h *scriptHost) Log(level int32, msg []byte)               { h.logs = append(h.logs, string(msg)) }
 func (h *scriptHost) EventTime() int64                          { return 0 }
 func (h *scriptHost) ProcessingTime() int64                     { return 0 }
+func (h *scriptHost) StateDeclare(name []byte, version int32, ttlMillis int64, flags int32) int32 {
+	return 0
+}
 
 // funcOperator adapts functions to Operator.
 type funcOperator struct {

@@ -39,15 +39,17 @@ type fakeHost struct {
 	outputs []Output
 	logs    []LogLine
 	dropped int // log lines over maxLogLinesPerCall
+	// declared is the harness's declarations: Init adds, records read.
+	declared *declarations
 }
 
-func newFakeHost(opts *Options, st *store, records []Record, now int64) *fakeHost {
-	return &fakeHost{opts: opts, state: st, records: records, idx: -1, now: now}
+func newFakeHost(opts *Options, st *store, d *declarations, records []Record, now int64) *fakeHost {
+	return &fakeHost{opts: opts, state: st, declared: d, records: records, idx: -1, now: now}
 }
 
 // newInitHost returns the host of an Init call, where no record exists.
-func newInitHost(opts *Options, st *store, now int64) *fakeHost {
-	f := newFakeHost(opts, st, nil, now)
+func newInitHost(opts *Options, st *store, d *declarations, now int64) *fakeHost {
+	f := newFakeHost(opts, st, d, nil, now)
 	f.init = true
 	return f
 }
@@ -88,8 +90,9 @@ func (f *fakeHost) StateGet(name, out []byte) int32 {
 	if !validStateName(name) {
 		return int32(abi.ErrBadArgument)
 	}
-	v, ok := f.state.get(f.id(name))
-	if !ok {
+	id := f.id(name)
+	v, ok, expiry := f.state.get(id)
+	if !ok || !f.visible(id, v, expiry) {
 		return int32(abi.ErrNotFound)
 	}
 	if len(v) <= len(out) {
@@ -106,7 +109,7 @@ func (f *fakeHost) StatePut(name, value []byte) int32 {
 	case len(value) > f.maxValueLen():
 		return int32(abi.ErrTooLarge)
 	}
-	f.state.put(f.id(name), value)
+	f.state.put(f.id(name), value, f.expiryFor(name))
 	return int32(abi.OK)
 }
 

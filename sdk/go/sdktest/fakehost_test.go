@@ -10,7 +10,7 @@ import (
 )
 
 func newTestHost(opts Options) *fakeHost {
-	f := newFakeHost(&opts, newStore(), []Record{{Key: []byte("k")}}, 0)
+	f := newFakeHost(&opts, newStore(), &declarations{}, []Record{{Key: []byte("k")}}, 0)
 	f.RecordNext()
 	return f
 }
@@ -85,7 +85,7 @@ func TestFakeHostEmitCodes(t *testing.T) {
 // The emit quota is per input record: record_next resets it.
 func TestFakeHostQuotaIsPerRecord(t *testing.T) {
 	opts := Options{}
-	f := newFakeHost(&opts, newStore(), []Record{{}, {}}, 0)
+	f := newFakeHost(&opts, newStore(), &declarations{}, []Record{{}, {}}, 0)
 	for r := range 2 {
 		f.RecordNext()
 		for i := range defaultMaxEmitsPerRecord + 1 {
@@ -117,8 +117,8 @@ func TestFakeHostLogLimits(t *testing.T) {
 }
 
 func TestFakeHostNoRecordAborts(t *testing.T) {
-	f := newFakeHost(&Options{}, newStore(), []Record{{}}, 0)
-	init := newInitHost(&Options{}, newStore(), 0)
+	f := newFakeHost(&Options{}, newStore(), &declarations{}, []Record{{}}, 0)
+	init := newInitHost(&Options{}, newStore(), &declarations{}, 0)
 	for name, call := range map[string]func(){
 		"state_get before record_next":  func() { f.StateGet([]byte("a"), nil) },
 		"emit before record_next":       func() { f.Emit([]byte("out"), nil, nil, nil) },

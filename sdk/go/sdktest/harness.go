@@ -15,9 +15,10 @@ import (
 // Harness runs one operator against an in-memory host. It is not safe for
 // concurrent use.
 type Harness struct {
-	op    wasmstream.Operator
-	opts  Options
-	state *store
+	op       wasmstream.Operator
+	opts     Options
+	state    *store
+	declared declarations
 }
 
 // New initialises op with opts.Config as the host would, and returns a
@@ -25,7 +26,7 @@ type Harness struct {
 // ErrTrap or ErrAbort.
 func New(op wasmstream.Operator, opts Options) (*Harness, error) {
 	h := &Harness{op: op, opts: opts, state: newStore()}
-	host := newInitHost(&h.opts, h.state, h.now())
+	host := newInitHost(&h.opts, h.state, &h.declared, h.now())
 	code, err := h.call(host, func() int32 { return hostcall.InitEntry(op, opts.Config) })
 	if err != nil {
 		return nil, err
@@ -44,7 +45,7 @@ func (h *Harness) Process(records ...Record) (Result, error) {
 	var res Result
 	pending := append([]Record(nil), records...)
 	for len(pending) > 0 {
-		host := newFakeHost(&h.opts, h.state, pending, h.now())
+		host := newFakeHost(&h.opts, h.state, &h.declared, pending, h.now())
 		code, err := h.call(host, func() int32 { return hostcall.ProcessEntry(h.op, encodeBatch(pending)) })
 		res.Logs = append(res.Logs, host.logs...)
 		if err != nil || code != int32(abi.ErrGuestRecord) {

@@ -59,3 +59,8 @@ func EventTime() int64 { return host().EventTime() }
 
 // ProcessingTime calls the installed host's ProcessingTime.
 func ProcessingTime() int64 { return host().ProcessingTime() }
+
+// StateDeclare calls the installed host's StateDeclare.
+func StateDeclare(name []byte, version int32, ttlMillis int64, flags int32) int32 {
+	return host().StateDeclare(name, version, ttlMillis, flags)
+}

@@ -30,4 +30,6 @@ type Host interface {
 	EventTime() int64
 	// ProcessingTime is the host clock at the start of the batch, Unix nanoseconds.
 	ProcessingTime() int64
+	// StateDeclare declares state name's version and TTL (ABI 1.1, ws_init only).
+	StateDeclare(name []byte, version int32, ttlMillis int64, flags int32) int32
 }

@@ -32,6 +32,9 @@ func eventTime() int64
 //go:wasmimport wasmstream processing_time
 func processingTime() int64
 
+//go:wasmimport wasmstream state_declare
+func stateDeclare(namePtr unsafe.Pointer, nameLen int32, version int32, ttlMillis int64, flags int32) int32
+
 // ptr returns the address of b's first byte, or nil for an empty slice
 // (the host accepts any pointer with length 0).
 func ptr(b []byte) unsafe.Pointer {
@@ -72,3 +75,8 @@ func EventTime() int64 { return eventTime() }
 
 // ProcessingTime calls the host's processing_time.
 func ProcessingTime() int64 { return processingTime() }
+
+// StateDeclare calls the host's state_declare (ABI 1.1).
+func StateDeclare(name []byte, version int32, ttlMillis int64, flags int32) int32 {
+	return stateDeclare(ptr(name), int32(len(name)), version, ttlMillis, flags)
+}
