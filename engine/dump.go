@@ -16,6 +16,10 @@ type StateEntry struct {
 	Name     string
 	Key      string
 	Value    []byte
+	// ExpiresAt is the value's TTL expiry, Unix nanoseconds (in the time
+	// domain of its state's TTL); 0 when it never expires. An entry past its
+	// expiry is invisible to the guest until cleanup removes it.
+	ExpiresAt int64
 }
 
 // DumpCheckpointState returns every operator state entry of checkpoint id
@@ -43,8 +47,12 @@ func DumpCheckpointState(root string, id uint64) ([]StateEntry, error) {
 	var out []StateEntry
 	for _, op := range m.Operators {
 		all := state.KeyGroupRange{Start: 0, End: op.MaxParallelism}
-		err := st.Scan(op.Name, all, func(kg int, name, key, value []byte) error {
-			out = append(out, StateEntry{Operator: op.Name, KeyGroup: kg, Name: string(name), Key: string(key), Value: append([]byte(nil), value...)})
+		err := st.ScanValues(op.Name, all, func(kg int, name, key []byte, v state.Value) error {
+			e := StateEntry{Operator: op.Name, KeyGroup: kg, Name: string(name), Key: string(key), Value: append([]byte(nil), v.Data...)}
+			if v.HasExpiry {
+				e.ExpiresAt = v.ExpiresAt
+			}
+			out = append(out, e)
 			return nil
 		})
 		if err != nil {

@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/go-hclog"
@@ -26,6 +28,7 @@ type operator struct {
 	sinks   []*sinkRef
 	keyer   natsio.KeyExtractor
 	tasks   []*task
+	hasTTL  bool // some state has a TTL: tasks sweep expired entries
 }
 
 type sinkRef struct{ cfg *config.Sink }
@@ -75,6 +78,7 @@ func (op *operator) newInstance(ctx context.Context, st host.KeyedState, logger 
 		MaxValueLen:       op.cfg.Limits.MaxValueBytes,
 		MaxEmitsPerRecord: op.cfg.Limits.MaxEmitsPerRecord,
 		Logger:            logger,
+		Clock:             op.p.opts.Clock,
 	}, st)
 }
 
@@ -86,6 +90,7 @@ func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 		kgr := state.RangeForTask(i, n, op.cfg.MaxParallelism)
 		backend, err := store.Backend(state.BackendOptions{
 			Operator: op.cfg.Name, Range: kgr, MaxParallelism: op.cfg.MaxParallelism, MaxValueLen: op.cfg.Limits.MaxValueBytes,
+			Clock: op.p.stateClock(),
 		})
 		if err != nil {
 			return fmt.Errorf("operator %q task %d: %w", op.cfg.Name, i, err)
@@ -93,6 +98,12 @@ func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 		logger := op.p.logger.Named(op.cfg.Name).With("task", i)
 		inst, err := op.newInstance(ctx, backend, logger)
 		if err != nil {
+			backend.Close()
+			return err
+		}
+		if err := op.applyTTLs(backend, inst); err != nil {
+			inst.Close(ctx)
+			backend.Close()
 			return err
 		}
 		ck, err := newTaskCheckpointing(len(op.cfg.Inputs), op.p.opts.Checkpoint)
@@ -100,6 +111,27 @@ func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 			return fmt.Errorf("operator %q task %d: %w", op.cfg.Name, i, err)
 		}
 		op.tasks = append(op.tasks, &task{op: op, index: i, backend: backend, inst: inst, in: make(chan taskItem, 16), prio: make(chan taskItem, 4), logger: logger, ck: ck})
+	}
+	return nil
+}
+
+// applyTTLs gives a task's backend the effective TTLs: the config's state
+// blocks, overridden by what the module declared in ws_init. Every task's
+// instance runs the same ws_init; the first task logs the result.
+func (op *operator) applyTTLs(backend *state.Backend, inst *host.Instance) error {
+	eff := effectiveTTLs(op.cfg, inst.Declarations())
+	if err := backend.SetTTL(backendTTLs(eff)); err != nil {
+		return fmt.Errorf("operator %q: state TTL: %w", op.cfg.Name, err)
+	}
+	op.hasTTL = len(eff) > 0
+	if len(op.tasks) > 0 {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(eff)) {
+		op.p.logger.Info("state ttl", append([]any{"operator", op.cfg.Name}, ttlLogArgs(name, eff[name])...)...)
+	}
+	for _, w := range ttlWarnings(op.p.cfg, op.cfg, eff) {
+		op.p.logger.Warn(w.String())
 	}
 	return nil
 }

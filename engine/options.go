@@ -28,6 +28,9 @@ type Options struct {
 	FetchBatch int
 	// ProgressInterval is how often progress is logged (default 10s).
 	ProgressInterval time.Duration
+	// Clock is processing time: the guests' processing_time and the clock of
+	// processing-time state TTLs. Default time.Now; tests inject a fake one.
+	Clock func() time.Time
 }
 
 // CheckpointOptions configure checkpoints.

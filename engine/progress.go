@@ -16,6 +16,16 @@ type Stats struct {
 	// SkippedOnReplay counts replayed records dropped because the restored
 	// (unaligned) snapshot already held them.
 	SkippedOnReplay uint64
+
+	// State TTL (operators with a TTL only). StateExpired counts expired
+	// entries removed by reads, flushes and the sweep. StateLiveEntries and
+	// StateLiveBytes are the state's size as the last complete sweep pass of
+	// each task saw it (an estimate; 0 before a task's first pass).
+	StateExpired     uint64
+	StateLiveEntries int64
+	StateLiveBytes   int64
+	// SweepPasses counts completed sweep passes over all tasks.
+	SweepPasses uint64
 }
 
 // Stats returns the current counters.
@@ -32,6 +42,10 @@ func (p *Pipeline) Stats() Stats {
 			s.Emitted += t.emitted.Load()
 			s.DeadLettered += t.dead.Load()
 			s.Restarts += t.restarts.Load()
+			s.StateExpired += t.stateExpired.Load()
+			s.StateLiveEntries += t.stateLiveEntries.Load()
+			s.StateLiveBytes += t.stateLiveBytes.Load()
+			s.SweepPasses += t.sweepPasses.Load()
 		}
 	}
 	return s
@@ -44,6 +58,9 @@ func (p *Pipeline) logProgress(started time.Time) {
 	if p.restored != nil {
 		args = append(args, "replayed", s.Replayed, "skipped_on_replay", s.SkippedOnReplay)
 	}
+	if p.hasTTL() {
+		args = append(args, "state_expired", s.StateExpired, "state_live_entries", s.StateLiveEntries, "state_live_bytes", s.StateLiveBytes)
+	}
 	if started.IsZero() {
 		p.logger.Info("pipeline stopped", args...)
 		return
@@ -52,4 +69,14 @@ func (p *Pipeline) logProgress(started time.Time) {
 		args = append(args, "records_per_sec", int(float64(s.Processed)/secs))
 	}
 	p.logger.Info("progress", args...)
+}
+
+// hasTTL reports whether some operator's state has a TTL.
+func (p *Pipeline) hasTTL() bool {
+	for _, op := range p.operators {
+		if op.hasTTL {
+			return true
+		}
+	}
+	return false
 }

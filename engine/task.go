@@ -37,6 +37,14 @@ type task struct {
 	emitted   atomic.Uint64
 	dead      atomic.Uint64
 	restarts  atomic.Uint64
+
+	// State gauges, published by sweep for metrics (the backend belongs to
+	// the task goroutine).
+	idleTimer        *time.Timer
+	stateExpired     atomic.Uint64
+	stateLiveEntries atomic.Int64
+	stateLiveBytes   atomic.Int64
+	sweepPasses      atomic.Uint64
 }
 
 // taskItem is a chunk of records of one input, or a barrier.
@@ -80,7 +88,12 @@ func (t *task) next(ctx context.Context) (taskItem, bool, error) {
 				return item, true, nil
 			case item, ok := <-t.in:
 				return item, ok, nil
+			case <-t.idleSweepTimer():
+				if err := t.sweep(idleSweepBudget / sweepPerRecord); err != nil {
+					return taskItem{}, false, err
+				}
 			}
+			continue
 		}
 		timer := time.NewTimer(wait)
 		select {
@@ -120,7 +133,7 @@ func (t *task) processItem(ctx context.Context, item taskItem) error {
 		return err
 	}
 	t.ck.covered[item.input] = max(t.ck.covered[item.input], item.upTo)
-	return nil
+	return t.sweep(len(recs))
 }
 
 // processChunk feeds a chunk to the guest in batches of the operator's size.

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -200,4 +201,26 @@ func (b *Backend) expiredAt(e *entry, now cleanupTime) bool {
 	}
 	c, _ := b.ttlOf(e)
 	return now.expired(e.expiresAt, c.TimeDomain)
+}
+
+// SetTTL replaces the backend's TTLs (BackendOptions.TTL) before it serves
+// its first record: the engine learns a module's TTL declarations only
+// once its instance, which needs the backend, has run ws_init. Cached
+// entries keep the TTL slot they were loaded with, so once anything is
+// cached the TTLs are fixed: SetTTL then fails with ErrInvalidOptions.
+func (b *Backend) SetTTL(ttl map[string]TTL) error {
+	if b.closed {
+		return ErrClosed
+	}
+	if len(b.cache) > 0 || b.spill != nil || b.undo.open {
+		return fmt.Errorf("%w: operator %q: TTLs are set before the first record", ErrInvalidOptions, b.opts.Operator)
+	}
+	o := b.opts
+	o.TTL = maps.Clone(ttl)
+	if err := o.validateTTL(); err != nil {
+		return err
+	}
+	b.opts = o
+	b.ttls, b.ttlSlots = ttlSlots(o.TTL)
+	return nil
 }

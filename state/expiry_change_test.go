@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -108,4 +109,29 @@ func TestTTLDeleteThenPut(t *testing.T) {
 	mustPut(t, b, "n", "v")
 	flushCommit(t, s, b)
 	wantExpiry(t, s, "n/k", 30*time.Second)
+}
+
+// TestSetTTLBeforeTheFirstRecord: SetTTL replaces the TTLs of a fresh
+// backend (the values written then expire by the new TTL) and is refused
+// once an entry is cached.
+func TestSetTTLBeforeTheFirstRecord(t *testing.T) {
+	clk := newClock()
+	b := ttlBackend(t, openStore(t), 0, clk, nil)
+	if err := b.SetTTL(ttlFor("seen", time.Minute, OnCreateAndWrite, NeverReturnExpired)); err != nil {
+		t.Fatal(err)
+	}
+	if !dedup(t, b, clk, 0, "42") || !dedup(t, b, clk, 65*time.Second, "42") {
+		t.Fatal("id 42 at t=65 s was caught: the TTL set by SetTTL (60 s) was not applied")
+	}
+	if err := b.SetTTL(nil); !errors.Is(err, ErrInvalidOptions) {
+		t.Fatalf("SetTTL with a cached entry: %v, want ErrInvalidOptions", err)
+	}
+}
+
+// TestSetTTLValidates: an invalid TTL is refused like in BackendOptions.
+func TestSetTTLValidates(t *testing.T) {
+	b := ttlBackend(t, openStore(t), 0, newClock(), nil)
+	if err := b.SetTTL(map[string]TTL{"x": {}}); err == nil {
+		t.Fatal("SetTTL accepted a TTL of zero duration")
+	}
 }

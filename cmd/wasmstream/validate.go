@@ -16,7 +16,12 @@ func newValidateCommand(g *globalFlags) *cobra.Command {
 		Long: `Validate parses the pipeline file (errors point at file:line:column), then compiles
 every operator module and checks it against the ABI: that it is WebAssembly, imports
 only what the host provides, exports the required functions and reports the ABI
-version this host speaks. Nothing connects to NATS and no state is touched.`,
+version this host speaks. It then runs each module's ws_init once with its config (a
+config the operator rejects fails validation) to learn the states the module declares,
+and prints every state's effective time to live (from the config's state blocks or the
+module's own declaration) with a warning for each TTL shorter than the
+max_duplicate_delay of a source the operator reads. Nothing connects to NATS and no
+state is touched.`,
 		Example: `  wasmstream validate examples/payment-risk/pipeline.hcl`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,6 +38,14 @@ version this host speaks. Nothing connects to NATS and no state is touched.`,
 				args[0], cfg.Name, len(cfg.Sources), len(cfg.Operators), len(cfg.Sinks))
 			for _, r := range reports {
 				fmt.Fprintf(out, "  operator %q: %s (%d bytes, sha256 %s, ABI v%d)\n", r.Operator, r.Module, r.Size, r.Hash[:16], r.ABIVersion)
+				for _, line := range r.TTLs {
+					fmt.Fprintf(out, "    state %s\n", line)
+				}
+			}
+			for _, r := range reports {
+				for _, w := range r.Warnings {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+				}
 			}
 			return nil
 		},
