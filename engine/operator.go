@@ -88,9 +88,10 @@ func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 	n := op.cfg.Parallelism
 	for i := 0; i < n; i++ {
 		kgr := state.RangeForTask(i, n, op.cfg.MaxParallelism)
+		clock := newBatchClock(op.p.opts.Clock)
 		backend, err := store.Backend(state.BackendOptions{
 			Operator: op.cfg.Name, Range: kgr, MaxParallelism: op.cfg.MaxParallelism, MaxValueLen: op.cfg.Limits.MaxValueBytes,
-			Clock: op.p.stateClock(),
+			Clock: clock.read,
 		})
 		if err != nil {
 			return fmt.Errorf("operator %q task %d: %w", op.cfg.Name, i, err)
@@ -110,7 +111,7 @@ func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 		if err != nil {
 			return fmt.Errorf("operator %q task %d: %w", op.cfg.Name, i, err)
 		}
-		op.tasks = append(op.tasks, &task{op: op, index: i, backend: backend, inst: inst, in: make(chan taskItem, 16), prio: make(chan taskItem, 4), logger: logger, ck: ck})
+		op.tasks = append(op.tasks, &task{op: op, index: i, backend: backend, inst: inst, in: make(chan taskItem, 16), prio: make(chan taskItem, 4), logger: logger, ck: ck, clock: clock})
 	}
 	return nil
 }

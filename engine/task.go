@@ -30,8 +30,9 @@ type task struct {
 	hostRecs []host.Record
 	hdrBuf   []byte
 
-	ck   taskCheckpointing
-	skip *skipTable // records a restored unaligned snapshot already holds; nil when none
+	clock *batchClock // processing time of state TTLs, read per batch
+	ck    taskCheckpointing
+	skip  *skipTable // records a restored unaligned snapshot already holds; nil when none
 
 	processed atomic.Uint64
 	emitted   atomic.Uint64
@@ -155,6 +156,7 @@ func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
 	recs = t.op.p.skipDeadLettered(t.op, recs)
 	retried := false
 	for len(recs) > 0 {
+		t.clock.tick()
 		outs, err := t.inst.Process(ctx, t.toHost(recs))
 		if err == nil {
 			t.processed.Add(uint64(len(recs)))

@@ -23,6 +23,7 @@ func (t *task) sweep(n int) error {
 	if !t.op.hasTTL {
 		return nil
 	}
+	t.clock.tick()
 	if _, err := t.backend.Sweep(max(minSweep, n*sweepPerRecord)); err != nil {
 		return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
 	}

@@ -112,12 +112,27 @@ func ttlLogArgs(name string, s stateTTL) []any {
 		"visibility", s.TTL.Visibility.String(), "time", s.TTL.TimeDomain.String(), "from", s.From}
 }
 
-// stateClock is the processing clock of state TTLs, Unix nanoseconds: the
-// Options.Clock, or nil for the backend's default (time.Now).
-func (p *Pipeline) stateClock() func() int64 {
-	clock := p.opts.Clock
-	if clock == nil {
-		return nil
-	}
-	return func() int64 { return clock().UnixNano() }
+// batchClock is a task's processing clock for state TTLs: read from the
+// pipeline's clock once per guest batch (and per sweep), so all records of
+// a batch share one "now", as they share processing_time (ABI.md §6.8),
+// and the clock costs one read per batch instead of one per record. Only
+// the task goroutine uses it.
+type batchClock struct {
+	source func() time.Time
+	ns     int64
 }
+
+func newBatchClock(source func() time.Time) *batchClock {
+	if source == nil {
+		source = time.Now
+	}
+	c := &batchClock{source: source}
+	c.tick()
+	return c
+}
+
+// tick reads the pipeline's clock.
+func (c *batchClock) tick() { c.ns = c.source().UnixNano() }
+
+// read is the state.BackendOptions.Clock.
+func (c *batchClock) read() int64 { return c.ns }

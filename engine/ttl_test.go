@@ -181,7 +181,7 @@ func TestTTLChangeRestoresCleanly(t *testing.T) {
 		}
 	}
 
-	s.configTTL = "10s" // TTL added back, shorter
+	s.configTTL = "10s"             // TTL added back, shorter
 	clock.advance(60 * time.Second) // t=125 s: 42's stored expiry (120 s) passed
 	st = runDedup(t, s.load(t), clock.options(Options{}), dedupRecord("acct", "42"), dedupRecord("acct", "8"))
 	if st.Emitted != 1 {
