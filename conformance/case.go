@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/host"
@@ -17,7 +18,7 @@ import (
 
 // Operators are the reference operators of OPERATORS.md, which every
 // language implements as conformance/build/<lang>/<operator>.wasm.
-var Operators = []string{"counter", "dedup", "join", "failer"}
+var Operators = []string{"counter", "dedup", "join", "failer", "ttldedup"}
 
 // ErrCase is wrapped by every problem with a case file.
 var ErrCase = errors.New("invalid conformance case")
@@ -31,8 +32,24 @@ type Case struct {
 	Operator    string   `json:"operator"`
 	Config      Bytes    `json:"config,omitempty"`  // handed to ws_init; empty = none
 	Outputs     []string `json:"outputs,omitempty"` // wired outputs; default ["out"]
-	Batches     []Batch  `json:"batches"`
-	Expect      *Expect  `json:"expect,omitempty"` // nil until written or -rewrite
+	// ClockMillis is the host clock at each batch, in milliseconds after
+	// ClockEpoch: the processing time the guest and the state TTLs see.
+	// Absent (or shorter than the batches): ClockEpoch, so runs repeat exactly.
+	ClockMillis []int64 `json:"clock_ms,omitempty"`
+	Batches     []Batch `json:"batches"`
+	Expect      *Expect `json:"expect,omitempty"` // nil until written or -rewrite
+}
+
+// ClockEpoch is the processing time of a case's batches unless clock_ms
+// says otherwise: a fixed time, so a case never depends on the real clock.
+var ClockEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// ClockAt is the processing time of batch b.
+func (c *Case) ClockAt(b int) time.Time {
+	if b < len(c.ClockMillis) {
+		return ClockEpoch.Add(time.Duration(c.ClockMillis[b]) * time.Millisecond)
+	}
+	return ClockEpoch
 }
 
 // Batch is the records of one ws_process call, before isolation.
@@ -147,6 +164,9 @@ func ParseCase(data []byte) (*Case, error) {
 func (c *Case) Validate() error {
 	if !slices.Contains(Operators, c.Operator) {
 		return fmt.Errorf("%w: operator %q is not one of %v", ErrCase, c.Operator, Operators)
+	}
+	if len(c.ClockMillis) > len(c.Batches) {
+		return fmt.Errorf("%w: clock_ms has %d entries for %d batches; give one per batch", ErrCase, len(c.ClockMillis), len(c.Batches))
 	}
 	for i, b := range c.Batches {
 		if len(b) == 0 {

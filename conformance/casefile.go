@@ -20,6 +20,9 @@ func (c *Case) Format() ([]byte, error) {
 	if len(c.Outputs) > 0 {
 		w.field(1, "outputs", c.Outputs, false)
 	}
+	if len(c.ClockMillis) > 0 {
+		w.field(1, "clock_ms", c.ClockMillis, false)
+	}
 	w.batches(c.Batches, c.Expect == nil)
 	if c.Expect != nil {
 		w.expect(c.Expect)
@@ -85,6 +88,9 @@ func (w *fileWriter) expect(e *Expect) {
 	w.line(1, `"expect": {`)
 	if e.InitError != nil {
 		w.field(2, "init_error", e.InitError, false)
+	}
+	if len(e.Declarations) > 0 {
+		w.list(2, "declarations", len(e.Declarations), func(i int) any { return e.Declarations[i] }, false)
 	}
 	w.list(2, "outputs", len(e.Outputs), func(i int) any { return e.Outputs[i] }, false)
 	w.list(2, "dead_letters", len(e.DeadLetters), func(i int) any { return e.DeadLetters[i] }, false)

@@ -15,6 +15,7 @@ const maxDiffs = 20
 func Compare(want, got *Expect) []string {
 	d := &diffs{}
 	d.initError(want.InitError, got.InitError)
+	compareList(d, "declaration", want.Declarations, got.Declarations, func(x Declaration) string { return line(x) })
 	compareList(d, "output", want.Outputs, got.Outputs, func(o Output) string { return line(o) })
 	compareList(d, "dead letter", want.DeadLetters, got.DeadLetters, func(x DeadLetter) string { return line(x) })
 	d.state(want.State, got.State)

@@ -12,10 +12,21 @@ import (
 type Expect struct {
 	// InitError is set when the instance cannot be made (config
 	// rejected); then no batch runs and the rest is empty.
-	InitError   *InitError   `json:"init_error,omitempty"`
-	Outputs     []Output     `json:"outputs"`
-	DeadLetters []DeadLetter `json:"dead_letters"`
-	State       State        `json:"state"`
+	InitError *InitError `json:"init_error,omitempty"`
+	// Declarations are the module's state_declare calls in ws_init (ABI 1.1),
+	// as Instance.Declarations reports them.
+	Declarations []Declaration `json:"declarations,omitempty"`
+	Outputs      []Output      `json:"outputs"`
+	DeadLetters  []DeadLetter  `json:"dead_letters"`
+	State        State         `json:"state"`
+}
+
+// Declaration is one state declaration of the module.
+type Declaration struct {
+	Name      Bytes  `json:"name"`
+	Version   int32  `json:"version"`
+	TTLMillis int64  `json:"ttl_ms"`
+	Flags     uint32 `json:"flags"`
 }
 
 // InitError is the typed error of a failed instantiation.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -35,12 +36,16 @@ func stateOptions(operator string) state.BackendOptions {
 // host failure, a fault outside any record twice): that is a failure of
 // the implementation or the host, never an expected result.
 func (r *Runner) Run(ctx context.Context, mod *host.Module, c *Case) (*Expect, error) {
-	backend, err := r.Store.Backend(stateOptions(c.Name))
+	now := c.ClockAt(0)
+	clock := func() time.Time { return now }
+	opts := stateOptions(c.Name)
+	opts.Clock = func() int64 { return now.UnixNano() }
+	backend, err := r.Store.Backend(opts)
 	if err != nil {
 		return nil, err
 	}
 	defer backend.Close()
-	cfg := host.InstanceConfig{Operator: c.Name, Config: c.Config, Outputs: c.OutputNames(), Logger: r.logger(c.Name)}
+	cfg := host.InstanceConfig{Operator: c.Name, Config: c.Config, Outputs: c.OutputNames(), Logger: r.logger(c.Name), Clock: clock}
 	got := &Expect{Outputs: []Output{}, DeadLetters: []DeadLetter{}, State: State{}}
 	inst, err := mod.Instantiate(ctx, cfg, backend)
 	if err != nil {
@@ -48,12 +53,29 @@ func (r *Runner) Run(ctx context.Context, mod *host.Module, c *Case) (*Expect, e
 	}
 	iso := NewIsolator(inst, func(ctx context.Context) (*host.Instance, error) { return mod.Instantiate(ctx, cfg, backend) })
 	defer func() { iso.Close(ctx) }()
+	if err := applyDeclarations(inst, backend, got); err != nil {
+		return got, err
+	}
 	for b := range c.Batches {
+		now = c.ClockAt(b)
 		if err := r.runBatch(ctx, iso, backend, c, b, got); err != nil {
 			return got, fmt.Errorf("batch %d: %w", b, err)
 		}
 	}
 	return got, r.scan(c.Name, got.State)
+}
+
+// applyDeclarations records the module's state declarations and gives the
+// backend their TTLs, as the engine does (without config state blocks).
+func applyDeclarations(inst *host.Instance, backend *state.Backend, got *Expect) error {
+	ttls := map[string]state.TTL{}
+	for _, d := range inst.Declarations() {
+		got.Declarations = append(got.Declarations, Declaration{Name: Bytes(d.Name), Version: d.Version, TTLMillis: d.TTLMillis, Flags: d.Flags})
+		if t, ok := state.DeclaredTTL(d.TTLMillis, d.Flags); ok {
+			ttls[d.Name] = t
+		}
+	}
+	return backend.SetTTL(ttls)
 }
 
 // initError records a typed instantiation failure as the result; any other

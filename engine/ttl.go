@@ -46,19 +46,7 @@ func effectiveTTLs(oc *config.Operator, decls []host.StateDeclaration) map[strin
 
 // declaredTTL converts a declaration with a TTL (or TTLNever: zero TTL).
 func declaredTTL(d host.StateDeclaration) state.TTL {
-	if d.TTLMillis <= 0 {
-		return state.TTL{}
-	}
-	t := state.TTL{Duration: time.Duration(d.TTLMillis) * time.Millisecond}
-	if d.Flags&abi.DeclareReadAndWrite != 0 {
-		t.Update = state.OnReadAndWrite
-	}
-	if d.Flags&abi.DeclareReturnExpired != 0 {
-		t.Visibility = state.ReturnExpiredIfNotCleaned
-	}
-	if d.Flags&abi.DeclareEventTime != 0 {
-		t.TimeDomain = state.EventTime
-	}
+	t, _ := state.DeclaredTTL(d.TTLMillis, d.Flags)
 	return t
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/wasmstream/wasmstream/abi"
 )
 
 // TTL is the time to live of one named state: how long a value stays
@@ -142,4 +144,24 @@ func expiryAfter(now int64, d time.Duration) int64 {
 		return math.MaxInt64
 	}
 	return now + int64(d)
+}
+
+// DeclaredTTL converts a module's state declaration (ABI.md §6.10:
+// state_declare's ttl_ms and flags) into a TTL. ok is false when the
+// declaration gives no TTL (abi.TTLUnset, or abi.TTLNever).
+func DeclaredTTL(ttlMillis int64, flags uint32) (t TTL, ok bool) {
+	if ttlMillis <= 0 {
+		return TTL{}, false
+	}
+	t.Duration = time.Duration(ttlMillis) * time.Millisecond
+	if flags&abi.DeclareReadAndWrite != 0 {
+		t.Update = OnReadAndWrite
+	}
+	if flags&abi.DeclareReturnExpired != 0 {
+		t.Visibility = ReturnExpiredIfNotCleaned
+	}
+	if flags&abi.DeclareEventTime != 0 {
+		t.TimeDomain = EventTime
+	}
+	return t, true
 }

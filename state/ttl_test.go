@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmstream/wasmstream/abi"
 )
 
 func TestTTLWordsRoundTrip(t *testing.T) {
@@ -142,4 +144,28 @@ func FuzzParseTTLWords(f *testing.F) {
 		d, err := ParseTimeDomain(s)
 		check(d.String(), err)
 	})
+}
+
+// TestDeclaredTTL: every flag bit maps to its option; no TTL without a
+// positive ttl_ms.
+func TestDeclaredTTL(t *testing.T) {
+	for _, tc := range []struct {
+		ms    int64
+		flags uint32
+		want  TTL
+		ok    bool
+	}{
+		{0, 0, TTL{}, false},
+		{-1, abi.DeclareReadAndWrite, TTL{}, false},
+		{60_000, 0, TTL{Duration: time.Minute}, true},
+		{1, abi.DeclareReadAndWrite, TTL{Duration: time.Millisecond, Update: OnReadAndWrite}, true},
+		{1, abi.DeclareReturnExpired, TTL{Duration: time.Millisecond, Visibility: ReturnExpiredIfNotCleaned}, true},
+		{1, abi.DeclareEventTime, TTL{Duration: time.Millisecond, TimeDomain: EventTime}, true},
+		{2, abi.DeclareFlagsMask, TTL{Duration: 2 * time.Millisecond, Update: OnReadAndWrite, Visibility: ReturnExpiredIfNotCleaned, TimeDomain: EventTime}, true},
+	} {
+		got, ok := DeclaredTTL(tc.ms, tc.flags)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("DeclaredTTL(%d, %b) = %+v %v, want %+v %v", tc.ms, tc.flags, got, ok, tc.want, tc.ok)
+		}
+	}
 }
