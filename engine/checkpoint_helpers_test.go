@@ -48,6 +48,8 @@ type sumSetup struct {
 	maxParallelism int    // 0: the default
 	stateVersion   string // "": none declared
 	checkpoint     string // body of a checkpoint block; "": no block
+	sinkMode       string // the sink's mode; "": the default
+	eventIDField   string // source a's event_id json_field; "": none
 }
 
 // newSumSetup returns a setup with a fresh data dir and port and the built
@@ -136,6 +138,13 @@ func (s sumSetup) load(t *testing.T) *config.Pipeline {
 	if s.stateVersion != "" {
 		fmt.Fprintf(&extra, "  state_version = %q\n", s.stateVersion)
 	}
+	sinkExtra, srcExtra := "", ""
+	if s.sinkMode != "" {
+		sinkExtra = fmt.Sprintf("  mode = %q\n", s.sinkMode)
+	}
+	if s.eventIDField != "" {
+		srcExtra = fmt.Sprintf("  event_id { json_field = %q }\n", s.eventIDField)
+	}
 	ckpt := ""
 	if s.checkpoint != "" {
 		ckpt = "checkpoint {\n" + s.checkpoint + "\n}\n"
@@ -153,7 +162,7 @@ stream "SUMOUT" {
 source "a" {
   stream  = "SUMA"
   subject = %q
-}
+%s}
 source "b" {
   stream  = "SUMB"
   subject = %q
@@ -165,8 +174,10 @@ source "b" {
 %s  key { json_field = "k" }
   outputs = { out = "sums" }
 }
-sink "sums" { subject = %q }
-`, s.dataDir, s.port, sumSubjectA, sumSubjectB, ckpt, s.module, s.parallelism, extra.String(), sumSubjectOut)
+sink "sums" {
+  subject = %q
+%s}
+`, s.dataDir, s.port, sumSubjectA, srcExtra, sumSubjectB, ckpt, s.module, s.parallelism, extra.String(), sumSubjectOut, sinkExtra)
 	path := filepath.Join(t.TempDir(), "pipeline.hcl")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)

@@ -45,14 +45,31 @@ func connectAndEnsure(ctx context.Context, cfg *config.Pipeline, opts natsio.Ser
 	if err != nil {
 		return nil, err
 	}
+	atomic := atomicStreams(cfg)
 	for _, st := range cfg.Streams {
 		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage}
-		if _, err := conn.EnsureStream(ctx, spec); err != nil {
+		ensure := conn.EnsureStream
+		if atomic[st.Name] {
+			ensure = conn.EnsureAtomicStream
+		}
+		if _, err := ensure(ctx, spec); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("%s: stream %q: %w", config.Pos(st.Range), st.Name, err)
 		}
 	}
 	return conn, nil
+}
+
+// atomicStreams names the declared streams that capture a transactional
+// sink's subject: they must allow atomic batch publish.
+func atomicStreams(cfg *config.Pipeline) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range cfg.Sinks {
+		if st := cfg.StreamCapturing(s.Subject); st != nil && s.Mode == config.ModeTransactional {
+			out[st.Name] = true
+		}
+	}
+	return out
 }
 
 func embeddedRunning(port int) bool {

@@ -49,7 +49,7 @@ type TriggerResult struct {
 
 func newCoordinator(p *Pipeline, lastID uint64) *coordinator {
 	return &coordinator{p: p, opts: p.opts.Checkpoint, root: CheckpointRoot(p.cfg), nextID: lastID + 1,
-		crash: newCrashPoint(), demand: make(chan chan<- TriggerResult, 16), dueAt: time.Now().Add(p.opts.Checkpoint.Interval)}
+		crash: p.crash, demand: make(chan chan<- TriggerResult, 16), dueAt: time.Now().Add(p.opts.Checkpoint.Interval)}
 }
 
 // nextTrigger returns when the next periodic checkpoint is due, or nil.
@@ -132,6 +132,11 @@ func (c *coordinator) complete(ctx context.Context) error {
 	}
 	c.failed = 0
 	c.crash.reach("manifest-before-announce")
+	// The checkpoint is complete on disk: its transactional outputs become
+	// visible, before the trigger is answered.
+	if err := c.p.publishCommitted(ctx, m.ID); err != nil {
+		return err
+	}
 	c.announce(m)
 	if pc.final {
 		if err := writeCleanStop(c.p.cfg.DataDir, m.ID); err != nil {

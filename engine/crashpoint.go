@@ -24,6 +24,13 @@ var CrashPoints = []string{
 	"after-retain",             // older checkpoints removed
 }
 
+// OutboxCrashPoints are the named points of a transactional sink's
+// publication, reached only by pipelines with one.
+var OutboxCrashPoints = []string{
+	"outbox-batch",     // one atomic batch of a checkpoint's outputs published (each batch)
+	"outbox-published", // every staged output published; not yet deleted from the outbox
+}
+
 // crashPoint kills the process at point when CrashPointEnv asks for it.
 type crashPoint struct {
 	point string
@@ -44,7 +51,8 @@ func newCrashPoint() *crashPoint {
 	return &crashPoint{point: point, at: at, seen: map[string]int{}}
 }
 
-// reach is called by the coordinator's goroutine only.
+// reach is called by one goroutine at a time: the coordinator's, or Run's
+// before the coordinator starts.
 func (c *crashPoint) reach(point string) {
 	if c == nil || point != c.point {
 		return

@@ -34,11 +34,17 @@ type Pipeline struct {
 	operators []*operator
 	dead      deadLetters
 
-	coord        *coordinator
-	restored     *restorePlan // nil when the run started from empty state
-	recoveryTime time.Duration
-	skipped      atomic.Uint64 // replayed records a restored snapshot already held
-	control      *nats.Subscription
+	coord *coordinator
+	crash *crashPoint // WASMSTREAM_CRASH_POINT, for crash tests; nil when unset
+	// outboxRecommitted counts transactional outputs re-sent one by one
+	// because their batch was found already committed.
+	outboxRecommitted atomic.Uint64
+	// transactionalPublished counts transactional outputs made visible.
+	transactionalPublished atomic.Uint64
+	restored               *restorePlan // nil when the run started from empty state
+	recoveryTime           time.Duration
+	skipped                atomic.Uint64 // replayed records a restored snapshot already held
+	control                *nats.Subscription
 	// cleanRestore: the restored checkpoint is the final one of a graceful
 	// stop, so nothing is replayed.
 	cleanRestore bool
@@ -58,7 +64,7 @@ var errPipelineFailed = errors.New("pipeline stopped after a failure")
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
-	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{})}
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{}), crash: newCrashPoint()}
 	defer func() {
 		if err != nil {
 			p.Close() // p, not the nil the failed return sets
@@ -159,7 +165,7 @@ func (p *Pipeline) connect(ctx context.Context) error {
 func (p *Pipeline) openSources(ctx context.Context) error {
 	for i := range p.cfg.Sources {
 		sc := &p.cfg.Sources[i]
-		s := &source{p: p, index: len(p.sources), cfg: sc, barriers: make(chan barrierRequest, 1)}
+		s := &source{p: p, index: len(p.sources), cfg: sc, eventID: eventIDExtractor(sc), barriers: make(chan barrierRequest, 1)}
 		s.consumers = p.consumersOf(sc.Name)
 		if len(s.consumers) == 0 {
 			p.logger.Warn("source feeds no operator; not reading it", "source", sc.Name)

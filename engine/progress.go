@@ -26,6 +26,13 @@ type Stats struct {
 	StateLiveBytes   int64
 	// SweepPasses counts completed sweep passes over all tasks.
 	SweepPasses uint64
+
+	// TransactionalPublished counts outputs of transactional sinks made
+	// visible (published after their checkpoint completed); Emitted counts
+	// them when they are produced. TransactionalResent counts those re-sent
+	// one by one because their atomic batch was found already committed.
+	TransactionalPublished uint64
+	TransactionalResent    uint64
 }
 
 // Stats returns the current counters.
@@ -36,6 +43,8 @@ func (p *Pipeline) Stats() Stats {
 		s.Replayed += src.replayed.Load()
 	}
 	s.SkippedOnReplay = p.skipped.Load()
+	s.TransactionalPublished = p.transactionalPublished.Load()
+	s.TransactionalResent = p.outboxRecommitted.Load()
 	for _, op := range p.operators {
 		for _, t := range op.tasks {
 			s.Processed += t.processed.Load()
@@ -57,6 +66,9 @@ func (p *Pipeline) logProgress(started time.Time) {
 	args := []any{"read", s.Read, "processed", s.Processed, "emitted", s.Emitted, "dead_lettered", s.DeadLettered, "instance_restarts", s.Restarts}
 	if p.restored != nil {
 		args = append(args, "replayed", s.Replayed, "skipped_on_replay", s.SkippedOnReplay)
+	}
+	if p.hasTransactionalSink() {
+		args = append(args, "transactional_published", s.TransactionalPublished, "transactional_resent", s.TransactionalResent)
 	}
 	if p.hasTTL() {
 		args = append(args, "state_expired", s.StateExpired, "state_live_entries", s.StateLiveEntries, "state_live_bytes", s.StateLiveBytes)

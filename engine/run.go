@@ -13,6 +13,14 @@ import (
 // checkpoint: the sources inject a last barrier and stop reading.
 func (p *Pipeline) Run(ctx context.Context) error {
 	defer close(p.stopped)
+	if p.restored != nil {
+		// A crash between a checkpoint's completion and the publication of
+		// its transactional outputs left them staged in it: publish them
+		// before anything new is produced.
+		if err := p.publishCommitted(ctx, p.restored.manifest.ID); err != nil {
+			return err
+		}
+	}
 	srcCtx, stopSources := context.WithCancel(context.Background())
 	defer stopSources()
 	// Tasks must finish what was routed and snapshot at the final barrier

@@ -19,6 +19,7 @@ type source struct {
 	p         *Pipeline
 	index     int
 	cfg       *config.Source
+	eventID   *natsio.KeyExtractor // the event_id block; nil: none
 	src       *natsio.Source
 	consumers []consumer
 	// position is the last stream sequence routed to the tasks.

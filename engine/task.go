@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/engine/config"
 	"github.com/wasmstream/wasmstream/host"
 	"github.com/wasmstream/wasmstream/natsio"
 	"github.com/wasmstream/wasmstream/state"
@@ -30,9 +30,10 @@ type task struct {
 	hostRecs []host.Record
 	hdrBuf   []byte
 
-	clock *batchClock // processing time of state TTLs, read per batch
-	ck    taskCheckpointing
-	skip  *skipTable // records a restored unaligned snapshot already holds; nil when none
+	clock  *batchClock // processing time of state TTLs, read per batch
+	outbox taskOutbox  // transactional outputs since the last snapshot
+	ck     taskCheckpointing
+	skip   *skipTable // records a restored unaligned snapshot already holds; nil when none
 
 	processed atomic.Uint64
 	emitted   atomic.Uint64
@@ -197,21 +198,20 @@ func (t *task) toHost(recs []inputRecord) []host.Record {
 }
 
 func (t *task) publish(ctx context.Context, recs []inputRecord, outs []host.Output) error {
+	ids := outputIDs{pipeline: t.op.p.cfg.Name, operator: t.op.cfg.Name}
 	for i := range outs {
 		o := &outs[i]
 		r := &recs[o.Record]
 		sink := t.op.sinks[o.Output]
 		msg := natsio.OutMessage{
 			Subject: sink.cfg.Subject,
-			MsgID:   outputMsgID(t.op.p.cfg.Name, t.op.cfg.Name, t.op.p.sources[r.source].cfg.Name, r.msg.Sequence, o.Seq),
+			MsgID:   ids.forRecord(sink.cfg.Mode, t.op.p.sources[r.source], r, o.Seq),
 			Data:    append([]byte(nil), o.Value...),
-			Header:  natsHeader(o.Headers),
+			Header:  outputHeader(natsHeader(o.Headers), o.Key),
 		}
-		if len(o.Key) > 0 {
-			if msg.Header == nil {
-				msg.Header = nats.Header{}
-			}
-			msg.Header.Set("Wasmstream-Key", string(o.Key))
+		if sink.cfg.Mode == config.ModeTransactional {
+			t.outbox.stage(msg)
+			continue
 		}
 		if err := t.op.p.sink.Publish(ctx, msg); err != nil {
 			return fmt.Errorf("operator %q: publish to sink %q (subject %s): %w", t.op.cfg.Name, sink.cfg.Name, sink.cfg.Subject, err)

@@ -148,17 +148,21 @@ func (t *task) snapshot() {
 		}
 		r.inputs[name] = pos
 	}
-	r.err = t.flushState()
+	r.err = t.flushState(c.id)
 	r.pause = time.Since(start)
 	c.report = r
 }
 
-// flushState applies the task's writes since its last snapshot to the store,
+// flushState applies the task's writes since its last snapshot, and its
+// transactional outputs as the outbox of checkpoint id, to the store,
 // unsynced: the coordinator's Pebble checkpoint flushes the WAL.
-func (t *task) flushState() error {
+func (t *task) flushState(id uint64) error {
 	b := t.op.p.store.NewBatch()
 	defer b.Close()
 	if _, err := t.backend.FlushTo(b); err != nil {
+		return fmt.Errorf("operator %q task %d: snapshot: %w", t.op.cfg.Name, t.index, err)
+	}
+	if err := t.outbox.flushTo(b, id, t.op.cfg.Name, t.index); err != nil {
 		return fmt.Errorf("operator %q task %d: snapshot: %w", t.op.cfg.Name, t.index, err)
 	}
 	if err := b.Commit(pebble.NoSync); err != nil {

@@ -109,6 +109,9 @@ func unlessServerHasIt(p *Pipeline) string {
 	return ""
 }
 
+// StreamCapturing returns the declared stream that stores a literal subject, or nil.
+func (p *Pipeline) StreamCapturing(subject string) *Stream { return streamCapturing(p, subject) }
+
 // streamCapturing returns the declared stream that stores a literal subject, or nil.
 func streamCapturing(p *Pipeline, subject string) *Stream {
 	for i, st := range p.Streams {

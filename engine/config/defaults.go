@@ -18,7 +18,7 @@ const (
 	DefaultBatchSize         = 512
 	DefaultMaxValueBytes     = 1 << 20
 	DefaultMaxEmitsPerRecord = 64
-	DefaultSinkMode          = ModeAtLeastOnce
+	DefaultSinkMode          = ModeIdempotent
 )
 
 // Defaults of the checkpoint block. min_pause and alignment_timeout default to 0: no pause
@@ -42,9 +42,22 @@ const (
 	CheckpointUnaligned = "unaligned"
 )
 
-// ModeAtLeastOnce is the only sink mode accepted for now: outputs carry a Nats-Msg-Id, so a
-// stream's duplicate window absorbs replays that fall inside it, but nothing more is promised.
-const ModeAtLeastOnce = "at_least_once"
+// Sink modes (docs/sinks.md).
+const (
+	// ModeAtLeastOnce publishes each output as it is produced, without a Nats-Msg-Id: a replay
+	// after a crash publishes again what the crashed run had published.
+	ModeAtLeastOnce = "at_least_once"
+	// ModeIdempotent publishes each output as it is produced with a Nats-Msg-Id derived from the
+	// input event (its event_id, else its stream sequence) and the output's index: JetStream's
+	// duplicate window drops a replay's repeats.
+	ModeIdempotent = "idempotent"
+	// ModeTransactional stages the outputs of each checkpoint epoch in the checkpoint and
+	// publishes them as JetStream atomic batches once the checkpoint completes.
+	ModeTransactional = "transactional"
+)
+
+// DefaultSinkBatchSize is the most outputs per atomic batch: the server's default limit.
+const DefaultSinkBatchSize = 1000
 
 // Bounds of numeric settings. They exist to catch typos and values the engine cannot honour,
 // not to tune anything.

@@ -26,9 +26,10 @@ func (d *decoder) operatorBlocks(op *hcl.Block, blocks hcl.Blocks, owner string)
 	return key, limits
 }
 
-// decodeKey reads a key block, which must set exactly one way to find the key.
+// decodeKey reads a key block (or an event_id block, which has the same settings), which must
+// set exactly one way to find the value.
 func (d *decoder) decodeKey(b *hcl.Block, owner string) Key {
-	a, _ := d.body(b, keySchema, owner+": key")
+	a, _ := d.body(b, keySchema, owner+": "+b.Type)
 	var set []string
 	for _, name := range []string{"json_field", "subject_token", "header"} {
 		if a.has(name) {
@@ -39,7 +40,7 @@ func (d *decoder) decodeKey(b *hcl.Block, owner string) Key {
 		}
 	}
 	if len(set) == 0 {
-		d.errorf(b.DefRange, "%s: key: set exactly one of json_field, subject_token or header", owner)
+		d.errorf(b.DefRange, "%s: %s: set exactly one of json_field, subject_token or header", owner, b.Type)
 	}
 	var k Key
 	if f, st := a.str("json_field"); st == present {

@@ -193,8 +193,8 @@ func wantFull(dir string) *Pipeline {
 			ModuleRange:       at(42),
 		}},
 		Sinks: []Sink{
-			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", Range: at(63)},
-			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "at_least_once", Range: at(68)},
+			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", BatchSize: 1000, Range: at(63)},
+			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "idempotent", BatchSize: 1000, Range: at(68)},
 		},
 	}
 }
@@ -225,7 +225,7 @@ func wantMinimal(dir string) *Pipeline {
 			Range:             at(16),
 			ModuleRange:       at(17),
 		}},
-		Sinks: []Sink{{Name: "counts", Subject: "counts.out", Mode: "at_least_once", Range: at(25)}},
+		Sinks: []Sink{{Name: "counts", Subject: "counts.out", Mode: "idempotent", BatchSize: 1000, Range: at(25)}},
 	}
 }
 
@@ -254,7 +254,7 @@ func wantFunctions(dir string) *Pipeline {
 			op("from-file", "/opt/operators/risk.wasm", Key{Header: "Account"}, 14),
 			op("from-config-file", filepath.Join(dir, "risk.wasm"), Key{JSONField: "account"}, 24),
 		},
-		Sinks: []Sink{{Name: "totals", Subject: "risk.totals", Mode: "at_least_once", Range: at(34)}},
+		Sinks: []Sink{{Name: "totals", Subject: "risk.totals", Mode: "idempotent", BatchSize: 1000, Range: at(34)}},
 	}
 }
 
@@ -285,7 +285,7 @@ func wantUnaligned(dir string) *Pipeline {
 			Range:             at(26),
 			ModuleRange:       at(27),
 		}},
-		Sinks: []Sink{{Name: "joined", Subject: "out.joined", Mode: "at_least_once", Range: at(36)}},
+		Sinks: []Sink{{Name: "joined", Subject: "out.joined", Mode: "idempotent", BatchSize: 1000, Range: at(36)}},
 	}
 }
 

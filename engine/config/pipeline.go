@@ -93,7 +93,10 @@ type Source struct {
 	// (publisher retries, upstream redelivery); 0 when not declared. A dedup TTL shorter than
 	// it lets such duplicates through, so validate and run warn.
 	MaxDuplicateDelay time.Duration
-	Range             hcl.Range
+	// EventID says where a record carries its business identity (the `event_id` block), from
+	// which idempotent sinks derive the Nats-Msg-Id of its outputs; nil: the stream sequence.
+	EventID *Key
+	Range   hcl.Range
 }
 
 // Key says where an operator finds the key of a record. Exactly one field is set.
@@ -144,8 +147,10 @@ type Operator struct {
 type Sink struct {
 	Name    string
 	Subject string
-	Mode    string // "at_least_once"
-	Range   hcl.Range
+	Mode    string // ModeAtLeastOnce, ModeIdempotent or ModeTransactional
+	// BatchSize is the most outputs per JetStream atomic batch (transactional sinks).
+	BatchSize int
+	Range     hcl.Range
 }
 
 // Stream returns the stream called name, or nil.

@@ -31,7 +31,10 @@ var checkpointSchema = &hcl.BodySchema{
 
 var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage")}
 
-var sourceSchema = &hcl.BodySchema{Attributes: attributes("stream", "subject", "start_sequence", "max_duplicate_delay")}
+var sourceSchema = &hcl.BodySchema{
+	Attributes: attributes("stream", "subject", "start_sequence", "max_duplicate_delay"),
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "event_id"}},
+}
 
 var operatorSchema = &hcl.BodySchema{
 	Attributes: attributes("module", "state_version", "inputs", "parallelism", "max_parallelism",
@@ -46,7 +49,7 @@ var limitsSchema = &hcl.BodySchema{
 		"max_emits_per_record"),
 }
 
-var sinkSchema = &hcl.BodySchema{Attributes: attributes("subject", "mode")}
+var sinkSchema = &hcl.BodySchema{Attributes: attributes("subject", "mode", "batch_size")}
 
 func attributes(names ...string) []hcl.AttributeSchema {
 	out := make([]hcl.AttributeSchema, len(names))

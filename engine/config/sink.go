@@ -6,16 +6,16 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// plannedSinkModes are documented but not implemented yet; they get their own message so the
-// user knows the mode exists and is coming, not misspelt.
-var plannedSinkModes = map[string]bool{"idempotent": true, "transactional": true}
-
 // addSink reads a sink block and appends it unless its name is taken.
 func (d *decoder) addSink(p *Pipeline, b *hcl.Block) {
 	owner := fmt.Sprintf("sink %q", b.Labels[0])
 	a, _ := d.body(b, sinkSchema, owner)
 	d.checkObjectName(b, owner)
 	s := Sink{Name: b.Labels[0], Mode: sinkMode(a), Range: b.DefRange}
+	s.BatchSize = int(a.integer("batch_size", 1, DefaultSinkBatchSize, DefaultSinkBatchSize))
+	if a.has("batch_size") && s.Mode != ModeTransactional {
+		a.warnf("batch_size", "has no effect with mode %q; only transactional sinks publish in batches", s.Mode)
+	}
 	subject, st := a.str("subject")
 	switch {
 	case st == absent:
@@ -33,16 +33,7 @@ func (d *decoder) addSink(p *Pipeline, b *hcl.Block) {
 	}
 }
 
-// sinkMode reads the delivery mode; only at_least_once exists for now.
+// sinkMode reads the delivery mode.
 func sinkMode(a *attrs) string {
-	mode, st := a.str("mode")
-	switch {
-	case st != present || mode == ModeAtLeastOnce:
-		return DefaultSinkMode
-	case plannedSinkModes[mode]:
-		a.errorf("mode", "%q is not supported yet; use %q (idempotent and transactional sinks are planned)", mode, ModeAtLeastOnce)
-	default:
-		a.errorf("mode", "%q is not a sink mode; use %q", mode, ModeAtLeastOnce)
-	}
-	return DefaultSinkMode
+	return a.enum("mode", DefaultSinkMode, ModeIdempotent, ModeTransactional, ModeAtLeastOnce)
 }

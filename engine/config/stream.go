@@ -63,9 +63,17 @@ const subjectRule = "is not a valid NATS subject; use dot-separated non-empty to
 // declared is checked once every block is read.
 func (d *decoder) addSource(p *Pipeline, b *hcl.Block) {
 	owner := fmt.Sprintf("source %q", b.Labels[0])
-	a, _ := d.body(b, sourceSchema, owner)
+	a, blocks := d.body(b, sourceSchema, owner)
 	d.checkObjectName(b, owner)
 	s := Source{Name: b.Labels[0], Range: b.DefRange}
+	for i, eb := range blocks {
+		if i > 0 {
+			d.errorf(eb.DefRange, "%s: only one event_id block is allowed; remove this one", owner)
+			continue
+		}
+		id := d.decodeKey(eb, owner)
+		s.EventID = &id
+	}
 	stream, st := a.str("stream")
 	switch {
 	case st == absent:

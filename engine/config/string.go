@@ -94,6 +94,9 @@ func writeSource(body *hclwrite.Body, s Source) {
 	if s.MaxDuplicateDelay > 0 {
 		b.SetAttributeValue("max_duplicate_delay", durationVal(s.MaxDuplicateDelay))
 	}
+	if s.EventID != nil {
+		writeKey(b.AppendNewBlock("event_id", nil).Body(), *s.EventID)
+	}
 }
 
 func writeOperator(body *hclwrite.Body, op Operator) {
@@ -161,6 +164,9 @@ func writeSink(body *hclwrite.Body, s Sink) {
 	b := body.AppendNewBlock("sink", []string{s.Name}).Body()
 	b.SetAttributeValue("subject", cty.StringVal(s.Subject))
 	b.SetAttributeValue("mode", cty.StringVal(s.Mode))
+	if s.Mode == ModeTransactional {
+		b.SetAttributeValue("batch_size", cty.NumberIntVal(int64(s.BatchSize)))
+	}
 }
 
 // setIf writes a string attribute only when it is set, so that an unset optional stays unset.

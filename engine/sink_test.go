@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// outputCount is the number of messages stored on the sum pipeline's
+// output subject, read on its own connection to the running pipeline.
+func outputCount(t *testing.T, p *Pipeline) uint64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: p.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.JS.Stream(ctx, "SUMOUT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.Msgs
+}
+
+// waitProcessed waits until the pipeline's guests processed n records.
+func waitProcessed(t *testing.T, p *Pipeline, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for p.Stats().Processed < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("processed %d of %d records after a minute", p.Stats().Processed, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestTransactionalOutputsAppearOnlyAfterTheirCheckpoint: with checkpoints
+// on demand only, every record is processed and nothing is visible; the
+// checkpoint makes all the outputs visible at once; the final state and
+// outputs equal the crash-free sums.
+func TestTransactionalOutputsAppearOnlyAfterTheirCheckpoint(t *testing.T) {
+	s := newSumSetup(t, 2)
+	s.sinkMode = config.ModeTransactional
+	cfg := s.load(t)
+	recs := sumRecords(300, 7, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := Open(ctx, cfg, quietOptions(t, Options{StopWhenIdle: -1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx) }()
+	publishSums(t, p.ClientURL(), recs)
+	waitProcessed(t, p, uint64(len(recs)))
+	if n := outputCount(t, p); n != 0 {
+		t.Fatalf("%d outputs visible before any checkpoint completed, want 0", n)
+	}
+	res, err := p.Trigger(ctx)
+	if err != nil || res.Error != "" {
+		t.Fatalf("trigger: %v %s", err, res.Error)
+	}
+	if n := outputCount(t, p); n != uint64(len(recs)) {
+		t.Fatalf("%d outputs visible after checkpoint %d, want %d", n, res.ID, len(recs))
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	checkSums(t, cfg, newestCheckpoint(t, cfg).ID, expectedSums(recs))
+	diffSums(t, "last outputs", lastOutputSums(t, cfg), expectedSums(recs))
+	if got := len(readSubject(t, cfg, sumSubjectOut)); got != len(recs) {
+		t.Fatalf("%d outputs stored in the end, want %d", got, len(recs))
+	}
+}
+
+// TestSinkModeMessageIDs: idempotent outputs carry an id from the event_id
+// when the source declares one (and from the stream sequence otherwise);
+// at_least_once outputs carry none.
+func TestSinkModeMessageIDs(t *testing.T) {
+	for _, tc := range []struct {
+		mode, eventID string
+		want          func(id string) bool
+	}{
+		{config.ModeIdempotent, "k", func(id string) bool { return strings.HasPrefix(id, "sums.sum.a.id:key-") && strings.HasSuffix(id, ".0") }},
+		{config.ModeIdempotent, "", func(id string) bool { return strings.HasPrefix(id, "sums.sum.a.") && !strings.Contains(id, "id:") }},
+		{config.ModeAtLeastOnce, "k", func(id string) bool { return id == "" }},
+	} {
+		t.Run(tc.mode+"/"+tc.eventID, func(t *testing.T) {
+			s := newSumSetup(t, 1)
+			s.sinkMode, s.eventIDField = tc.mode, tc.eventID
+			cfg := s.load(t)
+			recs := []sumRecord{{input: 0, key: "key-1", v: 5}}
+			runSums(t, cfg, Options{}, recs)
+			msgs := readSubject(t, cfg, sumSubjectOut)
+			if len(msgs) != 1 {
+				t.Fatalf("%d outputs, want 1", len(msgs))
+			}
+			if id := msgs[0].Header.Get(jetstream.MsgIDHeader); !tc.want(id) {
+				t.Fatalf("Nats-Msg-Id %q", id)
+			}
+		})
+	}
+}
