@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,16 +128,36 @@ func (s *Sink) usable() error {
 }
 
 // withMsgID returns h plus the Nats-Msg-Id header, without modifying h.
+// Nats-Batch-* headers are dropped: copied from an input that was stored by
+// an atomic batch, they would make the server treat this single publish as
+// part of a batch.
 func withMsgID(h nats.Header, id string) nats.Header {
-	if id == "" {
+	if id == "" && !hasBatchHeader(h) {
 		return h
 	}
 	if h == nil {
 		return nats.Header{jetstream.MsgIDHeader: []string{id}}
 	}
 	h = maps.Clone(h)
-	h[jetstream.MsgIDHeader] = []string{id}
+	maps.DeleteFunc(h, func(k string, _ []string) bool { return isBatchHeader(k) })
+	if id != "" {
+		h[jetstream.MsgIDHeader] = []string{id}
+	}
 	return h
+}
+
+// isBatchHeader reports a header of JetStream's atomic batch protocol.
+func isBatchHeader(name string) bool {
+	return strings.HasPrefix(http.CanonicalHeaderKey(name), "Nats-Batch-")
+}
+
+func hasBatchHeader(h nats.Header) bool {
+	for k := range h {
+		if isBatchHeader(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // onAck runs on the acknowledgement goroutine for each stored message.
