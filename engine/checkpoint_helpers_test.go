@@ -50,6 +50,7 @@ type sumSetup struct {
 	checkpoint     string // body of a checkpoint block; "": no block
 	sinkMode       string // the sink's mode; "": the default
 	eventIDField   string // source a's event_id json_field; "": none
+	retentionA     string // stream SUMA's retention; "": the default
 }
 
 // newSumSetup returns a setup with a fresh data dir and port and the built
@@ -138,7 +139,10 @@ func (s sumSetup) load(t *testing.T) *config.Pipeline {
 	if s.stateVersion != "" {
 		fmt.Fprintf(&extra, "  state_version = %q\n", s.stateVersion)
 	}
-	sinkExtra, srcExtra := "", ""
+	sinkExtra, srcExtra, streamA := "", "", ""
+	if s.retentionA != "" {
+		streamA = fmt.Sprintf("  retention = %q\n", s.retentionA)
+	}
 	if s.sinkMode != "" {
 		sinkExtra = fmt.Sprintf("  mode = %q\n", s.sinkMode)
 	}
@@ -153,7 +157,9 @@ func (s sumSetup) load(t *testing.T) *config.Pipeline {
 name     = "sums"
 data_dir = %q
 server { embedded_port = %d }
-stream "SUMA" { subjects = ["suma.>"] }
+stream "SUMA" {
+  subjects = ["suma.>"]
+%s}
 stream "SUMB" { subjects = ["sumb.>"] }
 stream "SUMOUT" {
   subjects         = ["sumout.>"]
@@ -177,7 +183,7 @@ source "b" {
 sink "sums" {
   subject = %q
 %s}
-`, s.dataDir, s.port, sumSubjectA, srcExtra, sumSubjectB, ckpt, s.module, s.parallelism, extra.String(), sumSubjectOut, sinkExtra)
+`, s.dataDir, s.port, streamA, sumSubjectA, srcExtra, sumSubjectB, ckpt, s.module, s.parallelism, extra.String(), sumSubjectOut, sinkExtra)
 	path := filepath.Join(t.TempDir(), "pipeline.hcl")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)

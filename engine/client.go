@@ -47,7 +47,7 @@ func connectAndEnsure(ctx context.Context, cfg *config.Pipeline, opts natsio.Ser
 	}
 	atomic := atomicStreams(cfg)
 	for _, st := range cfg.Streams {
-		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage}
+		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage, Retention: st.Retention}
 		ensure := conn.EnsureStream
 		if atomic[st.Name] {
 			ensure = conn.EnsureAtomicStream

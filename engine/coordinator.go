@@ -137,6 +137,7 @@ func (c *coordinator) complete(ctx context.Context) error {
 	if err := c.p.publishCommitted(ctx, m.ID); err != nil {
 		return err
 	}
+	c.p.ackSources(ctx, m)
 	c.announce(m)
 	if pc.final {
 		if err := writeCleanStop(c.p.cfg.DataDir, m.ID); err != nil {

@@ -175,7 +175,7 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if s.src, err = p.conn.OpenSource(ctx, natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start.sequence}); err != nil {
+		if s.src, s.acker, err = p.openReader(ctx, sc, start.sequence); err != nil {
 			return fmt.Errorf("%s: source %q: %w", config.Pos(sc.Range), sc.Name, err)
 		}
 		s.position.Store(start.sequence - 1)

@@ -117,3 +117,53 @@ func TestSinkModeMessageIDs(t *testing.T) {
 		})
 	}
 }
+
+// streamMsgs is the number of messages a stream holds now.
+func streamMsgs(t *testing.T, cfg *config.Pipeline, stream string) uint64 {
+	t.Helper()
+	ctx := context.Background()
+	c, err := ConnectClient(ctx, cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.JS.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.Msgs
+}
+
+// TestWorkQueueSourceAcknowledgesThroughCheckpoints: a WorkQueue stream's
+// messages are removed only once a completed checkpoint covers them; a
+// second run over new messages continues exactly where the first stopped.
+func TestWorkQueueSourceAcknowledgesThroughCheckpoints(t *testing.T) {
+	s := newSumSetup(t, 1)
+	s.retentionA = "workqueue"
+	cfg := s.load(t)
+	first := sumRecords(200, 5, 1)
+	for i := range first {
+		first[i].input = 0
+	}
+	publishSumsStored(t, cfg, first)
+	if n := streamMsgs(t, cfg, "SUMA"); n != 200 {
+		t.Fatalf("work queue holds %d before the run, want 200", n)
+	}
+	runSums(t, cfg, Options{}, nil)
+	if n := streamMsgs(t, cfg, "SUMA"); n != 0 {
+		t.Fatalf("work queue holds %d after the final checkpoint, want 0 (all acknowledged)", n)
+	}
+	second := sumRecords(100, 5, 2)
+	for i := range second {
+		second[i].input = 0
+	}
+	runSums(t, cfg, Options{}, second)
+	checkSums(t, cfg, newestCheckpoint(t, cfg).ID, expectedSums(first, second))
+	if n := streamMsgs(t, cfg, "SUMA"); n != 0 {
+		t.Fatalf("work queue holds %d after the second run, want 0", n)
+	}
+}

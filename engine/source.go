@@ -20,7 +20,8 @@ type source struct {
 	index     int
 	cfg       *config.Source
 	eventID   *natsio.KeyExtractor // the event_id block; nil: none
-	src       *natsio.Source
+	src       streamReader
+	acker     *natsio.AckingSource // src when the stream needs acknowledgements; nil otherwise
 	consumers []consumer
 	// position is the last stream sequence routed to the tasks.
 	position atomic.Uint64

@@ -31,6 +31,30 @@ type StreamSpec struct {
 	DuplicateWindow time.Duration
 	// Storage is StorageFile (default, also "") or StorageMemory.
 	Storage string
+	// Retention is RetentionLimits (default, also ""), RetentionWorkQueue
+	// or RetentionInterest. The last two remove a message once consumers
+	// acknowledged it: pipelines read them with an AckingSource.
+	Retention string
+}
+
+// Stream retentions of StreamSpec.
+const (
+	RetentionLimits    = "limits"
+	RetentionWorkQueue = "workqueue"
+	RetentionInterest  = "interest"
+)
+
+// retentionPolicy maps a Retention word to JetStream's policy.
+func retentionPolicy(word string) (jetstream.RetentionPolicy, error) {
+	switch word {
+	case "", RetentionLimits:
+		return jetstream.LimitsPolicy, nil
+	case RetentionWorkQueue:
+		return jetstream.WorkQueuePolicy, nil
+	case RetentionInterest:
+		return jetstream.InterestPolicy, nil
+	}
+	return 0, fmt.Errorf("%w: retention %q is not %q, %q or %q", ErrInvalidStreamSpec, word, RetentionLimits, RetentionWorkQueue, RetentionInterest)
 }
 
 // Validate reports a spec that JetStream would reject, naming the field.
@@ -52,7 +76,8 @@ func (s StreamSpec) Validate() error {
 	if _, err := s.storageType(); err != nil {
 		return err
 	}
-	return nil
+	_, err := retentionPolicy(s.Retention)
+	return err
 }
 
 func validStreamName(name string) bool {
@@ -70,12 +95,14 @@ func (s StreamSpec) storageType() (jetstream.StorageType, error) {
 }
 
 func (s StreamSpec) config() jetstream.StreamConfig {
-	storage, _ := s.storageType() // validated
+	storage, _ := s.storageType()          // validated
+	retention, _ := retentionPolicy(s.Retention) // validated
 	return jetstream.StreamConfig{
 		Name:       s.Name,
 		Subjects:   s.Subjects,
 		Duplicates: s.DuplicateWindow,
 		Storage:    storage,
+		Retention:  retention,
 	}
 }
 
@@ -138,6 +165,9 @@ func streamDiffs(s StreamSpec, have jetstream.StreamConfig) []string {
 	}
 	if want := s.config().Storage; have.Storage != want {
 		diffs = append(diffs, fmt.Sprintf("its storage is %s, not %s", have.Storage, want))
+	}
+	if want := s.config().Retention; s.Retention != "" && have.Retention != want {
+		diffs = append(diffs, fmt.Sprintf("its retention is %s, not %s", have.Retention, want))
 	}
 	if s.DuplicateWindow > 0 && have.Duplicates < s.DuplicateWindow {
 		diffs = append(diffs, fmt.Sprintf("its duplicate window %s is shorter than the declared %s", have.Duplicates, s.DuplicateWindow))

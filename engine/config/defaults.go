@@ -56,6 +56,9 @@ const (
 	ModeTransactional = "transactional"
 )
 
+// DefaultRetention keeps a stream's messages by its limits only.
+const DefaultRetention = "limits"
+
 // DefaultSinkBatchSize is the most outputs per atomic batch: the server's default limit.
 const DefaultSinkBatchSize = 1000
 

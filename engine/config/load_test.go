@@ -173,8 +173,8 @@ func wantFull(dir string) *Pipeline {
 		Checkpoint: Checkpoint{Interval: 30 * time.Second, Timeout: 5 * time.Minute, MinPause: time.Second,
 			Mode: "aligned", AlignmentTimeout: 10 * time.Second, Retain: 5, Range: at(15)},
 		Streams: []Stream{
-			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Range: at(24)},
-			{Name: "RISK", Subjects: []string{"risk.>", "wasmstream.dlq.payment-risk.>"}, Storage: "memory", Range: at(30)},
+			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Retention: "limits", Range: at(24)},
+			{Name: "RISK", Subjects: []string{"risk.>", "wasmstream.dlq.payment-risk.>"}, Storage: "memory", Retention: "limits", Range: at(30)},
 		},
 		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(35)}},
 		Operators: []Operator{{
@@ -208,8 +208,8 @@ func wantMinimal(dir string) *Pipeline {
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: Checkpoint{Interval: 5 * time.Second, Timeout: 10 * time.Minute, Mode: "aligned", Retain: 3},
 		Streams: []Stream{
-			{Name: "IN", Subjects: []string{"in.>"}, Storage: "file", Range: at(4)},
-			{Name: "COUNTS", Subjects: []string{"counts.>"}, Storage: "file", Range: at(8)},
+			{Name: "IN", Subjects: []string{"in.>"}, Storage: "file", Retention: "limits", Range: at(4)},
+			{Name: "COUNTS", Subjects: []string{"counts.>"}, Storage: "file", Retention: "limits", Range: at(8)},
 		},
 		Sources: []Source{{Name: "in", Stream: "IN", StartSequence: 1, Range: at(12)}},
 		Operators: []Operator{{
@@ -269,7 +269,7 @@ func wantUnaligned(dir string) *Pipeline {
 		Server:     Server{EmbeddedPort: 4222},
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: Checkpoint{Timeout: 10 * time.Minute, MinPause: 250 * time.Millisecond, Mode: "unaligned", Retain: 1, Range: at(5)},
-		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Range: at(12)}},
+		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Retention: "limits", Range: at(12)}},
 		Sources:    []Source{source("left", 16), source("right", 21)},
 		Operators: []Operator{{
 			Name:              "join",

@@ -79,7 +79,10 @@ type Stream struct {
 	// default (2 minutes).
 	DuplicateWindow time.Duration
 	Storage         string // "file" or "memory"
-	Range           hcl.Range
+	// Retention is "limits", "workqueue" or "interest"; sources of the last two acknowledge what
+	// completed checkpoints cover.
+	Retention string
+	Range     hcl.Range
 }
 
 // Source reads one JetStream stream, optionally filtered to a subject.

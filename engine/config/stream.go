@@ -24,6 +24,7 @@ func (d *decoder) addStream(p *Pipeline, b *hcl.Block) {
 	s.Subjects = subjects
 	s.DuplicateWindow = a.duration("duplicate_window", 0)
 	s.Storage = a.enum("storage", DefaultStorage, "file", "memory")
+	s.Retention = a.enum("retention", DefaultRetention, DefaultRetention, "workqueue", "interest")
 	if d.declare(b) {
 		p.Streams = append(p.Streams, s)
 		d.at.streamSubjects = append(d.at.streamSubjects, ranges)

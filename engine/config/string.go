@@ -83,6 +83,9 @@ func writeStream(body *hclwrite.Body, s Stream) {
 		b.SetAttributeValue("duplicate_window", durationVal(s.DuplicateWindow))
 	}
 	b.SetAttributeValue("storage", cty.StringVal(s.Storage))
+	if s.Retention != DefaultRetention {
+		b.SetAttributeValue("retention", cty.StringVal(s.Retention))
+	}
 }
 
 func writeSource(body *hclwrite.Body, s Source) {
