@@ -97,7 +97,9 @@ func TestSinkModeMessageIDs(t *testing.T) {
 		mode, eventID string
 		want          func(id string) bool
 	}{
-		{config.ModeIdempotent, "k", func(id string) bool { return strings.HasPrefix(id, "sums.sum.a.id:key-") && strings.HasSuffix(id, ".0") }},
+		{config.ModeIdempotent, "k", func(id string) bool {
+			return strings.HasPrefix(id, "sums.sum.a.id:key-") && strings.HasSuffix(id, ".0")
+		}},
 		{config.ModeIdempotent, "", func(id string) bool { return strings.HasPrefix(id, "sums.sum.a.") && !strings.Contains(id, "id:") }},
 		{config.ModeAtLeastOnce, "k", func(id string) bool { return id == "" }},
 	} {

@@ -63,6 +63,10 @@ func (s signature) String() string {
 func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
 	sum := sha256.Sum256(wasm)
 	m := &Module{rt: r, name: name, hash: hex.EncodeToString(sum[:]), size: len(wasm)}
+	if err := CheckStructure(wasm); err != nil {
+		return nil, &GuestError{Kind: ErrInvalidModule, Operator: name, Record: -1,
+			Detail: "malformed module: " + err.Error() + " (build it as a WebAssembly module, e.g. GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", Cause: err}
+	}
 	compiled, err := r.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, &GuestError{Kind: ErrInvalidModule, Operator: name, Record: -1,

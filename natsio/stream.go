@@ -95,7 +95,7 @@ func (s StreamSpec) storageType() (jetstream.StorageType, error) {
 }
 
 func (s StreamSpec) config() jetstream.StreamConfig {
-	storage, _ := s.storageType()          // validated
+	storage, _ := s.storageType()                // validated
 	retention, _ := retentionPolicy(s.Retention) // validated
 	return jetstream.StreamConfig{
 		Name:       s.Name,

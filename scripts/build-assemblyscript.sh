@@ -2,7 +2,7 @@
 # Builds the AssemblyScript operator modules with the SDK in
 # sdk/assemblyscript:
 #   examples/payment-risk/assemblyscript/risk.wasm
-#   conformance/build/assemblyscript/{counter,dedup,join,failer}.wasm
+#   conformance/build/assemblyscript/{counter,dedup,join,failer,ttldedup}.wasm
 # Installs what is missing first: Node.js and npm from apt when there is no
 # node at all (AssemblyScript 0.28 needs Node.js 20 or newer), then the
 # pinned AssemblyScript compiler from each project's package-lock.json with
@@ -63,7 +63,7 @@ echo "== build examples/payment-risk/assemblyscript/risk.wasm"
 (cd "$example" && npx asc assembly/index.ts -o risk.wasm)
 
 mkdir -p "$out"
-for op in counter dedup join failer; do
+for op in counter dedup join failer ttldedup; do
   echo "== build conformance/build/assemblyscript/$op.wasm"
   (cd "$conf" && npx asc "$op/index.ts" -o "$out/$op.wasm")
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the C guests: the payment-risk example and the four reference
-# operators of conformance/OPERATORS.md, with the C SDK in sdk/c.
+# Builds the C guests: the payment-risk example and the reference operators
+# of conformance/OPERATORS.md, with the C SDK in sdk/c.
 #
 # Installs clang-19, lld-19, the wasm32 compiler runtime and wasi-libc from
 # Debian when any of them is missing (root or sudo; apt-get update only
@@ -8,7 +8,7 @@
 #
 # Outputs (not committed):
 #   examples/payment-risk/c/risk.wasm
-#   conformance/build/c/{counter,dedup,join,failer}.wasm
+#   conformance/build/c/{counter,dedup,join,failer,ttldedup}.wasm
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,3 +56,4 @@ build "$out/counter.wasm" conformance/operators/c/counter.c "$ex/payment.c"
 build "$out/dedup.wasm" conformance/operators/c/dedup.c
 build "$out/join.wasm" conformance/operators/c/join.c "$ex/payment.c"
 build "$out/failer.wasm" conformance/operators/c/failer.c
+build "$out/ttldedup.wasm" conformance/operators/c/ttldedup.c

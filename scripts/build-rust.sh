@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Rust guests: the payment-risk example to
-# examples/payment-risk/rust/risk.wasm and the four reference operators of
+# examples/payment-risk/rust/risk.wasm and the reference operators of
 # conformance/OPERATORS.md to conformance/build/rust/<operator>.wasm.
 #
 # Installs Debian's Rust toolchain (rustc 1.63, cargo, the wasm32 standard
@@ -68,6 +68,6 @@ build_wasm "$ops"
 mkdir -p conformance/build/rust
 # Build outputs, never committed.
 echo '*' >conformance/build/rust/.gitignore
-for op in counter dedup join failer; do
+for op in counter dedup join failer ttldedup; do
   copy_module "$ops/target/wasm32-unknown-unknown/release/ws_$op.wasm" "conformance/build/rust/$op.wasm"
 done

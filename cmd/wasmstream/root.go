@@ -30,5 +30,6 @@ file, an embedded JetStream server runs in-process with its store in the data di
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "", "log level: trace, debug, info, warn, error (default: the pipeline's log block, else info)")
 	root.AddCommand(newRunCommand(g), newValidateCommand(g), newPublishCommand(g), newReadCommand(g), newVersionCommand())
 	root.AddCommand(newCheckpointsCommand())
+	root.AddCommand(newOperatorCommand(g))
 	return root
 }

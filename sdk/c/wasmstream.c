@@ -1,5 +1,6 @@
 /*
- * wasmstream.c - the C SDK for wasmstream operators (ABI version 1).
+ * wasmstream.c - the C SDK for wasmstream operators (ABI version 1,
+ * revision 1.1).
  * The API is documented in wasmstream.h; the contract in abi/ABI.md.
  *
  * Memory: the SDK allocates only when a buffer must grow (the ws_alloc
@@ -29,6 +30,10 @@ int32_t ws_host_emit(const void *out, size_t out_len, const void *key, size_t ke
 WS_IMPORT("log") void ws_host_log(int32_t level, const void *msg, size_t len);
 WS_IMPORT("event_time") int64_t ws_host_event_time(void);
 WS_IMPORT("processing_time") int64_t ws_host_processing_time(void);
+/* Revision 1.1 (ABI.md 6.10). */
+WS_IMPORT("state_declare")
+int32_t ws_host_state_declare(const void *name, size_t name_len, int32_t version, int64_t ttl_ms,
+                              int32_t flags);
 
 /* ---------------------------------------------------------- little end */
 
@@ -312,6 +317,152 @@ int ws_map_put_i64(const char *name, const void *key, size_t key_len, int64_t v)
     return ws_map_put(name, key, key_len, b, sizeof b);
 }
 
+/* -------------------------------------------------- state declarations */
+
+/* One pending state_declare call; name is a malloc'd copy. */
+typedef struct declaration {
+    char *name;
+    size_t name_len;
+    int32_t version;
+    int64_t ttl_ms;
+    int32_t flags;
+} declaration;
+
+/* The declarations of the running ws_operator_init, in declaration order. */
+static declaration *decls;
+static size_t n_decls, cap_decls;
+
+/* in_init is set while ws_operator_init runs: only then are declarations taken. */
+static int in_init;
+
+/*
+ * declare_error holds the reason of the first bad declaration of this
+ * ws_operator_init, so that ws_init fails even when the operator ignored
+ * the result of ws_declare_state.
+ */
+static char declare_error[256];
+
+static void free_declarations(void) {
+    for (size_t i = 0; i < n_decls; i++) free(decls[i].name);
+    free(decls);
+    decls = NULL;
+    n_decls = cap_decls = 0;
+}
+
+/* bad_declaration records why a declaration is refused and returns WS_BAD_ARGUMENT. */
+static int bad_declaration(const char *name, const char *why) {
+    ws_set_error(WS_BAD_ARGUMENT, "declare state \"%s\": %s", name, why);
+    if (in_init && declare_error[0] == 0) snprintf(declare_error, sizeof declare_error, "%s", last_error);
+    return WS_BAD_ARGUMENT;
+}
+
+/* declare_args turns options into state_declare's ttl_ms and flags; 0 or WS_BAD_ARGUMENT. */
+static int declare_args(const char *name, const ws_state_options *o, int64_t *ttl_ms, int32_t *flags) {
+    const ws_ttl *t = &o->ttl;
+    *ttl_ms = WS_TTL_UNSET;
+    *flags = 0;
+    if (t->ms < 0) return bad_declaration(name, "negative ttl.ms; use no_ttl for a state that never expires");
+    if ((unsigned)t->update > WS_TTL_ON_READ_AND_WRITE || (unsigned)t->visibility > WS_TTL_RETURN_EXPIRED_IF_NOT_CLEANED ||
+        (unsigned)t->time > WS_TTL_EVENT_TIME)
+        return bad_declaration(name, "ttl.update, ttl.visibility or ttl.time is not one of its WS_TTL_* values");
+    if (o->no_ttl) {
+        *ttl_ms = WS_TTL_NEVER;
+        return WS_OK;
+    }
+    if (t->ms == 0) return WS_OK;
+    *ttl_ms = t->ms;
+    if (t->update == WS_TTL_ON_READ_AND_WRITE) *flags |= WS_DECLARE_READ_AND_WRITE;
+    if (t->visibility == WS_TTL_RETURN_EXPIRED_IF_NOT_CLEANED) *flags |= WS_DECLARE_RETURN_EXPIRED;
+    if (t->time == WS_TTL_EVENT_TIME) *flags |= WS_DECLARE_EVENT_TIME;
+    return WS_OK;
+}
+
+/* find_declaration returns the pending declaration of name, or NULL. */
+static declaration *find_declaration(const char *name, size_t n) {
+    for (size_t i = 0; i < n_decls; i++)
+        if (decls[i].name_len == n && memcmp(decls[i].name, name, n) == 0) return &decls[i];
+    return NULL;
+}
+
+/* new_declaration appends an entry holding a copy of name; NULL without memory. */
+static declaration *new_declaration(const char *name, size_t n) {
+    if (n_decls == cap_decls) {
+        size_t cap = cap_decls ? 2 * cap_decls : 8;
+        declaration *d = realloc(decls, cap * sizeof *d);
+        if (d == NULL) return NULL;
+        decls = d;
+        cap_decls = cap;
+    }
+    char *copy = malloc(n + 1);
+    if (copy == NULL) return NULL;
+    memcpy(copy, name, n + 1);
+    decls[n_decls] = (declaration){.name = copy, .name_len = n};
+    return &decls[n_decls++];
+}
+
+int ws_declare_state(const char *name, ws_state_options opts) {
+    if (name == NULL) return bad_declaration("(null)", "the name is NULL");
+    if (!in_init)
+        return ws_set_error(WS_BAD_ARGUMENT,
+                            "declare state \"%s\": outside ws_operator_init; the host takes "
+                            "declarations only while the operator starts",
+                            name);
+    int64_t ttl_ms;
+    int32_t flags;
+    int rc = declare_args(name, &opts, &ttl_ms, &flags);
+    if (rc < 0) return rc;
+    size_t n = strlen(name);
+    declaration *d = find_declaration(name, n);
+    if (d == NULL && (d = new_declaration(name, n)) == NULL) {
+        ws_set_error(WS_NO_MEMORY, "declare state \"%s\": no memory", name);
+        if (declare_error[0] == 0) snprintf(declare_error, sizeof declare_error, "%s", last_error);
+        return WS_NO_MEMORY;
+    }
+    /* The host checks the version: its refusal names the state (send_declarations). */
+    d->version = opts.version == 0 ? 1 : opts.version;
+    d->ttl_ms = ttl_ms;
+    d->flags = flags;
+    return WS_OK;
+}
+
+/*
+ * send_declarations hands the pending declarations to the host and forgets
+ * them. A refusal is logged with the state's name: GUEST_INTERNAL.
+ */
+static int32_t send_declarations(void) {
+    int32_t rc = WS_OK;
+    for (size_t i = 0; i < n_decls && rc == WS_OK; i++) {
+        const declaration *d = &decls[i];
+        int32_t c = ws_host_state_declare(d->name, d->name_len, d->version, d->ttl_ms, d->flags);
+        if (c == WS_OK) continue;
+        ws_logf(WS_LOG_ERROR,
+                "wasmstream: the host refused the declaration of state \"%.*s\" (version %d, "
+                "ttl_ms %lld, flags %d): %s: the host takes names of 1..1024 bytes without NUL, "
+                "versions of 1 or more and ttl_ms of -1 or more",
+                (int)(d->name_len > 1100 ? 1100 : d->name_len), d->name, (int)d->version,
+                (long long)d->ttl_ms, (int)d->flags, ws_code_name(c));
+        rc = WS_GUEST_INTERNAL;
+    }
+    free_declarations();
+    return rc;
+}
+
+/* ---------------------------------------------------------------- dedup */
+
+int ws_dedup_declare(const char *name, int64_t ttl_ms) {
+    if (name != NULL && ttl_ms < 1) return bad_declaration(name, "a dedup set's ttl_ms must be 1 or more");
+    return ws_declare_state(name, (ws_state_options){.ttl = {.ms = ttl_ms}});
+}
+
+int ws_dedup_is_duplicate(const char *name, const void *id, size_t id_len) {
+    static const uint8_t seen = 1;
+    ws_bytes b;
+    int rc = ws_map_get(name, id, id_len, &b);
+    if (rc != 0) return rc; /* 1: seen within the TTL; < 0: an error */
+    rc = ws_map_put(name, id, id_len, &seen, 1);
+    return rc < 0 ? rc : 0;
+}
+
 /* ------------------------------------------------------ headers, emit */
 
 ws_header ws_header_str(const char *name, const char *value) {
@@ -487,11 +638,24 @@ __attribute__((export_name("ws_init"))) int32_t ws_export_init(const uint8_t *cf
     if (len > 0 && !in_alloc_buf(cfg, len))
         return internal_error("ws_init: config bytes lie outside the buffer from ws_alloc");
     last_error[0] = 0;
+    declare_error[0] = 0;
+    free_declarations();
+    in_init = 1;
     int rc = ws_operator_init(len > 0 ? cfg : NULL, len);
+    in_init = 0;
+    if (rc != WS_OK) {
+        free_declarations();
+        log_failure("ws_operator_init", "the config is rejected", rc);
+        return rc == WS_GUEST_INTERNAL ? WS_GUEST_INTERNAL : WS_GUEST_CONFIG;
+    }
+    if (declare_error[0] != 0) {
+        free_declarations();
+        ws_logf(WS_LOG_ERROR, "wasmstream: ws_operator_init made a bad declaration: %s", declare_error);
+        return WS_GUEST_INTERNAL;
+    }
+    rc = send_declarations();
     ready = rc == WS_OK;
-    if (rc == WS_OK) return WS_OK;
-    log_failure("ws_operator_init", "the config is rejected", rc);
-    return rc == WS_GUEST_INTERNAL ? WS_GUEST_INTERNAL : WS_GUEST_CONFIG;
+    return rc;
 }
 
 /* Fixed bytes of a batch record: event time, input, three lengths. */

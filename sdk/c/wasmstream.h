@@ -1,5 +1,6 @@
 /*
- * wasmstream.h - the C SDK for wasmstream operators (ABI version 1).
+ * wasmstream.h - the C SDK for wasmstream operators (ABI version 1,
+ * revision 1.1).
  *
  * An operator is a WebAssembly reactor module. This SDK (wasmstream.c)
  * defines the module's four exports (ws_abi_version, ws_alloc, ws_init,
@@ -218,6 +219,121 @@ int ws_map_put_i64(const char *name, const void *key, size_t key_len, int64_t v)
 /* ws_i64_encode writes v as 8 little-endian bytes; ws_i64_decode reads them. */
 void ws_i64_encode(uint8_t out[8], int64_t v);
 int64_t ws_i64_decode(const uint8_t in[8]);
+
+/* --------------------------------------------------- state declarations */
+
+/*
+ * A module may declare what the host needs to know about a named state
+ * (ABI revision 1.1, state_declare, ABI.md section 6.10): the version of its
+ * values' layout and its time to live. A state never declared has version 1
+ * and the TTL of the pipeline file, if any. What the TTL settings mean, and
+ * what a key sees when it returns after its state expired: state/FORMAT.md
+ * section 3.1.
+ *
+ * Declare from ws_operator_init; the SDK hands the declarations to the host
+ * when ws_operator_init returns 0, still inside ws_init (the only time the
+ * host takes them), and drops them when it fails.
+ */
+
+/* Which accesses move a value's expiry. */
+typedef enum ws_ttl_update {
+    WS_TTL_ON_CREATE_AND_WRITE = 0, /* writes set it (the default) */
+    WS_TTL_ON_READ_AND_WRITE = 1    /* reads move it too, so a value in use stays */
+} ws_ttl_update;
+
+/* Whether an expired value can still be read. */
+typedef enum ws_ttl_visibility {
+    WS_TTL_NEVER_RETURN_EXPIRED = 0,         /* it reads as absent (the default) */
+    WS_TTL_RETURN_EXPIRED_IF_NOT_CLEANED = 1 /* returned until the host's cleanup removes it */
+} ws_ttl_visibility;
+
+/* The clock a TTL counts on. */
+typedef enum ws_ttl_time {
+    WS_TTL_PROCESSING_TIME = 0, /* the host's clock (the default) */
+    WS_TTL_EVENT_TIME = 1       /* the records' event time */
+} ws_ttl_time;
+
+/* A time to live. Zero fields are the defaults. */
+typedef struct ws_ttl {
+    int64_t ms; /* time to live in milliseconds, 1 or more; 0: no TTL (see ws_state_options) */
+    ws_ttl_update update;
+    ws_ttl_visibility visibility;
+    ws_ttl_time time;
+} ws_ttl;
+
+/*
+ * What a module declares about one state; zero fields say nothing:
+ *
+ *     ws_declare_state("total", (ws_state_options){.version = 2, .no_ttl = 1});
+ *     ws_declare_state("sessions", (ws_state_options){
+ *         .ttl = {.ms = 30 * 60 * 1000, .update = WS_TTL_ON_READ_AND_WRITE}});
+ */
+typedef struct ws_state_options {
+    int32_t version; /* layout version of the values, 1..2^31-1; 0 means 1. Bump it when
+                        the encoding changes. */
+    ws_ttl ttl;      /* ttl.ms > 0: expires so, overriding the pipeline file's TTL;
+                        ttl.ms == 0: says nothing, the pipeline file decides */
+    int no_ttl;      /* non-zero: never expires, even with a TTL in the pipeline file;
+                        wins over ttl */
+} ws_state_options;
+
+/* The raw numbers of state_declare (ABI.md 6.10). */
+#define WS_TTL_UNSET 0    /* ttl_ms: the module says nothing */
+#define WS_TTL_NEVER (-1) /* ttl_ms: never expires */
+#define WS_DECLARE_READ_AND_WRITE 1
+#define WS_DECLARE_RETURN_EXPIRED 2
+#define WS_DECLARE_EVENT_TIME 4
+
+/*
+ * ws_declare_state declares the version and TTL of the state called name
+ * (for a map, the map's name: each entry expires on its own). A later
+ * declaration of the same name replaces the earlier one. Returns 0, or:
+ *   WS_BAD_ARGUMENT  called outside ws_operator_init, a NULL name, a
+ *                    negative ttl.ms or an enum value out of range; a bad
+ *                    one inside ws_operator_init also fails ws_init with
+ *                    GUEST_INTERNAL, even if you ignore the result;
+ *   WS_NO_MEMORY     no memory to keep the declaration.
+ * The host checks the name (1..1024 bytes) and the version (1 or more) when
+ * ws_init sends the declarations: one it refuses fails ws_init with
+ * GUEST_INTERNAL after an error line naming the state.
+ */
+int ws_declare_state(const char *name, ws_state_options opts);
+
+/* ---------------------------------------------------------------- dedup */
+
+/*
+ * A dedup set remembers ids per record key for a time, to drop redelivered
+ * events. It is a map state whose entries are name "\0" id = 0x01 (the
+ * layout of every SDK), declared with a TTL of ttl_ms on create and write,
+ * never returning expired entries, in processing time. The TTL must cover
+ * the longest time a duplicate can arrive after the original: a later
+ * redelivery is processed again.
+ *
+ *     int ws_operator_init(const uint8_t *cfg, size_t len) {
+ *         return ws_dedup_declare("seen", 24 * 3600 * 1000);
+ *     }
+ *     int ws_operator_process(const ws_record *r) {
+ *         int dup = ws_dedup_is_duplicate("seen", r->value.ptr, r->value.len);
+ *         if (dup != 0) return dup < 0 ? dup : 0;   // an error, or seen before
+ *         return ws_emit("out", r->key.ptr, r->key.len, r->value.ptr, r->value.len, WS_NO_HEADERS);
+ *     }
+ */
+
+/*
+ * ws_dedup_declare declares the dedup set called name with ids living
+ * ttl_ms milliseconds (1 or more); call it from ws_operator_init. Returns 0,
+ * WS_BAD_ARGUMENT (ttl_ms under 1, or see ws_declare_state) or WS_NO_MEMORY.
+ */
+int ws_dedup_declare(const char *name, int64_t ttl_ms);
+
+/*
+ * ws_dedup_is_duplicate reports whether id was seen for the current
+ * record's key within the TTL: 1 when it was; 0 when it was not, and then
+ * remembers it (a state write, dropped with the record if it fails); a
+ * negative code on failure (WS_BAD_ARGUMENT when name + 1 + id_len is over
+ * 1024 bytes). Only from ws_operator_process.
+ */
+int ws_dedup_is_duplicate(const char *name, const void *id, size_t id_len);
 
 /* ----------------------------------------------------------------- emit */
 

@@ -1,6 +1,7 @@
 import { hostRecordNext } from "./host";
 import { BatchReader } from "./batch";
 import { Code } from "./codes";
+import { discardDeclarations, sendDeclarations } from "./declare";
 import { Level, log } from "./log";
 import { registeredOperator } from "./operator";
 import { takeSetupErrors } from "./state";
@@ -16,10 +17,23 @@ export function isReady(): bool {
 }
 
 /**
- * initOperator reports setup problems, then runs the operator's init on a
- * copy of the config (the host reuses the buffer it lives in).
+ * initOperator reports setup problems, runs the operator's init on a copy
+ * of the config (the host reuses the buffer it lives in), then hands the
+ * state declarations to the host.
  */
 export function initOperator(cfgPtr: usize, cfgLen: usize): i32 {
+  const code = runInit(cfgPtr, cfgLen);
+  if (code != Code.OK) {
+    discardDeclarations();
+    return code;
+  }
+  const sent = sendDeclarations();
+  ready = sent == Code.OK;
+  return sent;
+}
+
+/** runInit is initOperator up to the declarations. */
+function runInit(cfgPtr: usize, cfgLen: usize): i32 {
   if (reportSetupErrors()) return Code.GUEST_INTERNAL;
   const op = registeredOperator();
   if (op == null) {
@@ -33,7 +47,6 @@ export function initOperator(cfgPtr: usize, cfgLen: usize): i32 {
     log(Level.Error, "wasmstream: operator init rejected its config: " + messageOf(err));
     return Code.GUEST_CONFIG;
   }
-  ready = true;
   return Code.OK;
 }
 

@@ -1,4 +1,4 @@
-// The host functions of ABI v1 (abi/ABI.md section 6), all imported from
+// The host functions of ABI v1 revision 1.1 (abi/ABI.md section 6), all imported from
 // the "wasmstream" module. Pointers are offsets in linear memory and lengths
 // are byte counts; the host reads both as unsigned 32-bit integers.
 //
@@ -41,6 +41,11 @@ export declare function hostEventTime(): i64;
 // @ts-ignore: decorator
 @external("wasmstream", "processing_time")
 export declare function hostProcessingTime(): i64;
+
+// Revision 1.1 (section 6.10): declares a state's version and TTL, in ws_init only.
+// @ts-ignore: decorator
+@external("wasmstream", "state_declare")
+export declare function hostStateDeclare(namePtr: usize, nameLen: usize, version: i32, ttlMs: i64, flags: i32): i32;
 
 // env.abort is AssemblyScript's default abort import, which the wasmstream
 // host provides as a trap that carries the message. The SDK's abort

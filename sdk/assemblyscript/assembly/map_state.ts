@@ -1,7 +1,10 @@
+import { Phase, currentPhase } from "./call";
 import { Code } from "./codes";
 import { Codec, defaultCodec } from "./codec";
+import { StateOptions, declareState } from "./declare";
 import { DecodeError, HostError } from "./errors";
 import { Got, absent, failed } from "./got";
+import { Level, log } from "./log";
 import { Scratch } from "./scratch";
 import { checkStateName, deleteState, lastCode, maxStateNameLen, noteSetupError, readState, writeState } from "./state";
 import { bytesOf } from "./utf8";
@@ -42,6 +45,22 @@ export class MapState<V> {
     }
     this.problem = problem;
     if (problem != null) noteSetupError(problem);
+  }
+
+  /**
+   * Declares the map's version and TTL (see declareState); each entry
+   * expires on its own. Returns this:
+   *
+   *     const sessions = new MapState<string>("sessions").declareWith({ ttl: new Ttl(60_000).onReadAndWrite() });
+   *
+   * A bad declaration makes ws_init fail with the reason; one made during
+   * process is logged at error level and ignored.
+   */
+  declareWith(options: StateOptions): MapState<V> {
+    if (this.problem != null) return this; // already reported by ws_init
+    const err = declareState(this.name, options);
+    if (err != null && currentPhase() == Phase.Process) log(Level.Error, err.message);
+    return this;
   }
 
   /** Returns the longest map key in UTF-8 bytes: entry names are at most 1024 bytes in all. */

@@ -1,7 +1,10 @@
+import { Phase, currentPhase } from "./call";
 import { Code } from "./codes";
 import { Codec, defaultCodec } from "./codec";
+import { StateOptions, declareState } from "./declare";
 import { DecodeError, HostError } from "./errors";
 import { Got, absent, failed } from "./got";
+import { Level, log } from "./log";
 import { checkStateName, deleteState, lastCode, maxStateNameLen, noteSetupError, readState, writeState } from "./state";
 import { bytesOf } from "./utf8";
 
@@ -37,6 +40,22 @@ export class ValueState<T> {
     }
     this.problem = problem;
     if (problem != null) noteSetupError(problem);
+  }
+
+  /**
+   * Declares the state's version and TTL (see declareState) and returns
+   * this, so a top-level state is declared in one expression:
+   *
+   *     const total = new ValueState<i64>("total").declareWith({ version: 2, noTtl: true });
+   *
+   * A bad declaration makes ws_init fail with the reason; one made during
+   * process is logged at error level and ignored.
+   */
+  declareWith(options: StateOptions): ValueState<T> {
+    if (this.problem != null) return this; // already reported by ws_init
+    const err = declareState(this.name, options);
+    if (err != null && currentPhase() == Phase.Process) log(Level.Error, err.message);
+    return this;
   }
 
   /** Returns the current key's value (found = false when it has none). */

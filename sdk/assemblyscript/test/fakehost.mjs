@@ -1,6 +1,8 @@
 // A fake wasmstream host for testing the SDK under node: it implements the
 // host side of ABI v1 (abi/ABI.md) with the checks the real host makes,
-// keeps keyed state in memory with batch commit and rollback, and runs
+// keeps keyed state in memory with batch commit and rollback (applying the
+// TTLs the module declares, against processingTime or the records' event
+// times, without the real host's cleanup sweep), and runs
 // records the way the engine does (a failed record goes to dead letters and
 // the rest of the batch runs again; a trap also replaces the instance).
 // End-to-end runs against the real host are in the SDK README.
@@ -158,7 +160,7 @@ export class Instance {
           const name = self.name("state_get", np, nl, 1024);
           if (name === null) return Code.BAD_ARGUMENT;
           const out = self.read("state_get", op, oc);
-          const val = host.get(self.key, bin(name));
+          const val = host.getLive(self.key, bin(name), self.records[self.cursor]);
           if (val === undefined) return Code.NOT_FOUND;
           if (val.length <= out.length) out.set(val);
           return val.length;
@@ -169,7 +171,8 @@ export class Instance {
           if (name === null) return Code.BAD_ARGUMENT;
           if (host.inject.state_put !== undefined) return host.inject.state_put;
           if ((vl >>> 0) > host.maxValueLen) return Code.TOO_LARGE;
-          host.put(self.key, bin(name), Uint8Array.from(self.read("state_put", vp, vl)));
+          const n = bin(name);
+          host.put(self.key, n, Uint8Array.from(self.read("state_put", vp, vl)), host.expiryFor(n, self.records[self.cursor]));
           return 0;
         },
         state_delete(np, nl) {
@@ -206,6 +209,14 @@ export class Instance {
         event_time() {
           self.requireRecord("event_time");
           return BigInt(self.records[self.cursor].eventTime ?? 0);
+        },
+        state_declare(np, nl, version, ttlMs, flags) {
+          if (self.phase === "alloc" || self.phase === "start" || self.phase === "idle") throw new Misuse("REENTRANT", "state_declare", `called in phase ${self.phase}`);
+          const name = self.name("state_declare", np, nl, 1024);
+          if (host.inject.state_declare !== undefined) return host.inject.state_declare;
+          if (name === null || name.includes(0) || self.phase !== "init" || version < 1 || ttlMs < -1n || (flags & ~7) !== 0) return Code.BAD_ARGUMENT;
+          host.declare({ name: new TextDecoder().decode(name), version, ttlMs: Number(ttlMs), flags });
+          return 0;
         },
         processing_time() {
           if (self.phase === "alloc" || self.phase === "start" || self.phase === "idle") throw new Misuse("REENTRANT", "processing_time", `called in phase ${self.phase}`);
@@ -325,6 +336,10 @@ export class FakeHost {
     this.batch = null;
     this.logs = [];
     this.calls = { state_get: 0 };
+    // What ws_init declared (state_declare), in order of first declaration.
+    this.declarations = [];
+    // Expiries (Unix ns, BigInt) of committed values with a TTL: key -> name -> expiry.
+    this.expiry = new Map();
     // inject makes a host function return a code instead of doing its work,
     // e.g. { state_get: -42 } for an error code this SDK does not know.
     this.inject = opts.inject ?? {};
@@ -343,14 +358,68 @@ export class FakeHost {
   }
 
   get(key, name) {
-    const pending = this.batch?.get(key)?.get(name);
-    if (pending !== undefined) return pending === null ? undefined : pending;
-    return this.committed.get(key)?.get(name);
+    return this.entry(key, name)?.value;
   }
 
-  put(key, name, value) {
+  /** entry returns { value, expiry } as the batch sees it, or undefined. */
+  entry(key, name) {
+    const pending = this.batch?.get(key)?.get(name);
+    if (pending !== undefined) return pending === null ? undefined : pending;
+    const value = this.committed.get(key)?.get(name);
+    if (value === undefined) return undefined;
+    return { value, expiry: this.expiry.get(key)?.get(name) ?? 0n };
+  }
+
+  put(key, name, value, expiry = 0n) {
     if (!this.batch.has(key)) this.batch.set(key, new Map());
-    this.batch.get(key).set(name, value);
+    this.batch.get(key).set(name, value === null ? null : { value, expiry });
+  }
+
+  /** declare records a declaration, replacing an earlier one of the same name. */
+  declare(d) {
+    const i = this.declarations.findIndex((e) => e.name === d.name);
+    if (i >= 0) this.declarations[i] = d;
+    else this.declarations.push(d);
+  }
+
+  /** ttlOf returns the declaration with a TTL of a state name (a map entry's is its map's), or undefined. */
+  ttlOf(name) {
+    const base = name.split("\0")[0];
+    return this.declarations.find((d) => d.name === base && d.ttlMs > 0);
+  }
+
+  /** now is the clock of a TTL: the record's event time (when it has one) or processing time. */
+  now(d, record) {
+    const event = BigInt(record?.eventTime ?? 0);
+    return (d.flags & 4) !== 0 && event !== 0n ? event : this.processingTime;
+  }
+
+  /** expiryFor returns the expiry of a value of name written now, 0n for none. */
+  expiryFor(name, record) {
+    const d = this.ttlOf(name);
+    return d === undefined ? 0n : this.now(d, record) + BigInt(d.ttlMs) * 1000000n;
+  }
+
+  /**
+   * getLive is get with the TTL rules of state/FORMAT.md 3.1 (no cleanup
+   * sweep): an expired value is absent and deleted, unless its state returns
+   * expired values; a read under on_read_and_write moves the expiry.
+   */
+  getLive(key, name, record) {
+    const e = this.entry(key, name);
+    const d = this.ttlOf(name);
+    if (e === undefined || d === undefined) return e?.value;
+    const now = this.now(d, record);
+    if (e.expiry !== 0n && e.expiry <= now) {
+      if ((d.flags & 2) !== 0) return e.value;
+      this.put(key, name, null);
+      return undefined;
+    }
+    if ((d.flags & 1) !== 0) {
+      const moved = now + BigInt(d.ttlMs) * 1000000n;
+      this.put(key, name, e.value, e.expiry > moved ? e.expiry : moved);
+    }
+    return e.value;
   }
 
   begin() {
@@ -360,10 +429,17 @@ export class FakeHost {
   commit() {
     for (const [key, names] of this.batch) {
       if (!this.committed.has(key)) this.committed.set(key, new Map());
+      if (!this.expiry.has(key)) this.expiry.set(key, new Map());
       const m = this.committed.get(key);
+      const ex = this.expiry.get(key);
       for (const [name, v] of names) {
-        if (v === null) m.delete(name);
-        else m.set(name, v);
+        ex.delete(name);
+        if (v === null) {
+          m.delete(name);
+          continue;
+        }
+        m.set(name, v.value);
+        if (v.expiry !== 0n) ex.set(name, v.expiry);
       }
     }
     this.batch = null;

@@ -52,6 +52,8 @@ func newRawGuest(tb testing.TB, wasm []byte) *rawGuest {
 	_, err := rt.NewHostModuleBuilder(abi.ImportModule).
 		NewFunctionBuilder().WithFunc(func() int32 { g.nexts++; return 1 }).Export(abi.FuncRecordNext).
 		NewFunctionBuilder().WithFunc(func(int32, int32, int32) {}).Export(abi.FuncLog).
+		// Every module imports state_declare: ws_init sends declarations.
+		NewFunctionBuilder().WithFunc(func(int32, int32, int32, int64, int32) int32 { return 0 }).Export(abi.FuncStateDeclare).
 		Instantiate(ctx)
 	if err != nil {
 		tb.Fatal(err)

@@ -81,12 +81,14 @@ func operatorWasm(tb testing.TB, name string) []byte {
 // Every guest builds without warnings and loads in the host.
 func TestGuestsBuildAndLoad(t *testing.T) {
 	for name, wasm := range map[string][]byte{
-		"probe":   probeWasm(t),
-		"risk":    riskWasm(t),
-		"counter": operatorWasm(t, "counter"),
-		"dedup":   operatorWasm(t, "dedup"),
-		"join":    operatorWasm(t, "join"),
-		"failer":  operatorWasm(t, "failer"),
+		"probe":    probeWasm(t),
+		"risk":     riskWasm(t),
+		"counter":  operatorWasm(t, "counter"),
+		"dedup":    operatorWasm(t, "dedup"),
+		"join":     operatorWasm(t, "join"),
+		"failer":   operatorWasm(t, "failer"),
+		"ttldedup": operatorWasm(t, "ttldedup"),
+		"declare":  declareWasm(t),
 	} {
 		t.Run(name, func(t *testing.T) {
 			rt := newRuntime(t)

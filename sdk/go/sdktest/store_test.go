@@ -13,19 +13,19 @@ func TestStoreCommitAndRollback(t *testing.T) {
 
 	s.put(a, []byte("2"), 0)
 	s.put(b, []byte("x"), 0)
-	if v, ok , _ := s.get(a); !ok || string(v) != "2" {
+	if v, ok, _ := s.get(a); !ok || string(v) != "2" {
 		t.Fatalf("pending put not visible: %q %v", v, ok)
 	}
 	s.rollback()
-	if v, ok , _ := s.get(a); !ok || string(v) != "1" {
+	if v, ok, _ := s.get(a); !ok || string(v) != "1" {
 		t.Fatalf("after rollback a = %q %v, want committed 1", v, ok)
 	}
-	if _, ok , _ := s.get(b); ok {
+	if _, ok, _ := s.get(b); ok {
 		t.Fatal("rolled-back put of b is visible")
 	}
 
 	s.delete(a)
-	if _, ok , _ := s.get(a); ok {
+	if _, ok, _ := s.get(a); ok {
 		t.Fatal("pending delete not visible")
 	}
 	s.commit()

@@ -11,6 +11,24 @@ pub const MAX_STATE_NAME_LEN: usize = 1024;
 /// The longest output name in bytes.
 pub const MAX_OUTPUT_NAME_LEN: usize = 255;
 
+/// ABI revision 1.1 (`state_declare`, §6.10): `ttl_ms` when the module says
+/// nothing about a state's TTL, so that the pipeline config decides.
+pub const TTL_UNSET: i64 = 0;
+
+/// ABI revision 1.1: `ttl_ms` of a state that never expires, whatever the
+/// pipeline config says.
+pub const TTL_NEVER: i64 = -1;
+
+/// `state_declare` flag: reads move the expiry too (`on_read_and_write`).
+pub const DECLARE_READ_AND_WRITE: u32 = 1 << 0;
+
+/// `state_declare` flag: an expired value is returned until cleanup removes
+/// it (`return_expired_if_not_cleaned`).
+pub const DECLARE_RETURN_EXPIRED: u32 = 1 << 1;
+
+/// `state_declare` flag: the TTL counts in the records' event time.
+pub const DECLARE_EVENT_TIME: u32 = 1 << 2;
+
 /// The host's default limit on a state value and on each emitted key, value
 /// and header list (`limits.max_value_bytes` in the pipeline file).
 pub const DEFAULT_MAX_VALUE_LEN: usize = 1 << 20;

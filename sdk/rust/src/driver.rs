@@ -4,15 +4,18 @@
 
 use crate::abi::code;
 use crate::batch::BatchReader;
+use crate::declare;
 use crate::error::ErrorKind;
 use crate::hostcall;
 use crate::log::{log, Level};
 use crate::operator::Operator;
 
-/// Builds the operator from its config. `Err` holds the ABI code for
-/// `ws_init`, after the reason was logged at error level.
+/// Builds the operator from its config, then hands the state declarations
+/// its `init` made to the host. `Err` holds the ABI code for `ws_init`,
+/// after the reason was logged at error level.
 pub(crate) fn init_operator<T: Operator>(config: &[u8]) -> Result<T, i32> {
-    T::init(config).map_err(|e| {
+    let op = declare::collect(|| T::init(config)).map_err(|e| {
+        declare::discard();
         log(
             Level::Error,
             &format!("wasmstream: Operator::init rejected its config: {}", e),
@@ -22,7 +25,9 @@ pub(crate) fn init_operator<T: Operator>(config: &[u8]) -> Result<T, i32> {
         } else {
             code::GUEST_CONFIG
         }
-    })
+    })?;
+    declare::send()?;
+    Ok(op)
 }
 
 /// Runs `op.process` on each record of `batch` after `record_next` made it

@@ -7,7 +7,9 @@
 //! `process` it reads and writes state scoped to the record's key
 //! ([`ValueState`], [`MapState`]), emits records ([`emit()`]), logs
 //! ([`log()`], [`info!`]...) and reads the time from the host
-//! ([`event_time`], [`processing_time`]). The crate implements ABI v1
+//! ([`event_time`], [`processing_time`]). In `init` it may declare a
+//! state's version and time to live ([`declare_state`], [`StateOptions`])
+//! and build a [`Dedup`] set. The crate implements ABI v1 revision 1.1
 //! (`abi/ABI.md` in the wasmstream repository) and has no dependencies.
 //!
 //! ```ignore
@@ -45,6 +47,8 @@ mod abi;
 mod alloc;
 mod batch;
 mod codec;
+mod declare;
+mod dedup;
 mod driver;
 mod emit;
 mod error;
@@ -64,9 +68,14 @@ mod value_state;
 pub mod testing;
 
 pub use crate::abi::{
-    code, ABI_VERSION, DEFAULT_MAX_VALUE_LEN, MAX_OUTPUT_NAME_LEN, MAX_STATE_NAME_LEN,
+    code, ABI_VERSION, DECLARE_EVENT_TIME, DECLARE_READ_AND_WRITE, DECLARE_RETURN_EXPIRED,
+    DEFAULT_MAX_VALUE_LEN, MAX_OUTPUT_NAME_LEN, MAX_STATE_NAME_LEN, TTL_NEVER, TTL_UNSET,
 };
 pub use crate::codec::Codec;
+pub use crate::declare::{
+    declare_state, Expiry, StateOptions, TimeDomain, Ttl, TtlUpdate, TtlVisibility,
+};
+pub use crate::dedup::Dedup;
 pub use crate::emit::{emit, emit_raw, emit_with_headers};
 pub use crate::error::{quote, Error, ErrorKind, Result};
 pub use crate::log::{log, Level};

@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 
 use crate::abi::MAX_STATE_NAME_LEN;
 use crate::codec::Codec;
+use crate::declare::{declare_state, StateOptions};
 use crate::error::{quote, Error, ErrorKind, Result};
 use crate::state;
 
@@ -42,6 +43,22 @@ impl<V: Codec> MapState<V> {
     /// name and the separator included.
     pub fn max_key_len(&self) -> usize {
         MAX_STATE_NAME_LEN - self.name.len() - 1
+    }
+
+    /// Declares the map's version and expiry (see [`declare_state`]): call
+    /// it from `Operator::init`. Each entry expires on its own. Returns `self`.
+    pub fn declare(&self, options: StateOptions) -> &Self {
+        declare_state(self.name, options);
+        self
+    }
+
+    /// Whether `key` has a value for the current record key, without
+    /// decoding it.
+    pub fn contains(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+        let key = key.as_ref();
+        self.with_entry(key, |entry| state::get(entry, |_| Ok(())))
+            .map(|found| found.is_some())
+            .map_err(|e| self.name_error(e, "map get", key))
     }
 
     /// The value under `key` for the current record key, `None` when absent.

@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 
 use crate::abi::MAX_STATE_NAME_LEN;
 use crate::codec::Codec;
+use crate::declare::{declare_state, StateOptions};
 use crate::error::{quote, Result};
 use crate::state;
 
@@ -34,6 +35,19 @@ impl<T: Codec> ValueState<T> {
     /// The state's name.
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Declares the state's version and expiry (see [`declare_state`]):
+    /// call it from `Operator::init`. Returns `self`.
+    ///
+    /// ```ignore
+    /// static TOTAL: ValueState<i64> = ValueState::new("total");
+    /// // in init:
+    /// TOTAL.declare(StateOptions::new().version(2).no_ttl());
+    /// ```
+    pub fn declare(&self, options: StateOptions) -> &Self {
+        declare_state(self.name, options);
+        self
     }
 
     /// The value for the current key, `None` when there is none.

@@ -15,5 +15,6 @@ pub(crate) use wasm::*;
 pub(crate) mod native;
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use native::{
-    emit, event_time, log, processing_time, record_next, state_delete, state_get, state_put,
+    emit, event_time, log, processing_time, record_next, state_declare, state_delete, state_get,
+    state_put,
 };

@@ -17,6 +17,7 @@ pub(crate) trait Host {
     fn log(&mut self, level: i32, msg: &[u8]);
     fn event_time(&mut self) -> i64;
     fn processing_time(&mut self) -> i64;
+    fn state_declare(&mut self, name: &[u8], version: i32, ttl_ms: i64, flags: u32) -> i32;
 }
 
 thread_local! {
@@ -82,6 +83,10 @@ pub(crate) fn processing_time() -> i64 {
     with_host(|h| h.processing_time())
 }
 
+pub(crate) fn state_declare(name: &[u8], version: i32, ttl_ms: i64, flags: u32) -> i32 {
+    with_host(|h| h.state_declare(name, version, ttl_ms, flags))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +115,9 @@ mod tests {
             0
         }
         fn processing_time(&mut self) -> i64 {
+            0
+        }
+        fn state_declare(&mut self, _: &[u8], _: i32, _: i64, _: u32) -> i32 {
             0
         }
     }

@@ -1,4 +1,5 @@
-//! Host functions as wasm imports of module `wasmstream` (ABI v1, §6).
+//! Host functions as wasm imports of module `wasmstream` (ABI v1, §6;
+//! `state_declare` is revision 1.1, §6.10).
 
 /// The raw imports. Pointers and lengths are `i32` in wasm; `usize` and
 /// pointers are 32 bits on wasm32, so they pass through unchanged.
@@ -33,6 +34,13 @@ mod imports {
         pub fn log(level: i32, msg_ptr: *const u8, msg_len: usize);
         pub fn event_time() -> i64;
         pub fn processing_time() -> i64;
+        pub fn state_declare(
+            name_ptr: *const u8,
+            name_len: usize,
+            version: i32,
+            ttl_ms: i64,
+            flags: u32,
+        ) -> i32;
     }
 }
 
@@ -80,4 +88,8 @@ pub(crate) fn event_time() -> i64 {
 
 pub(crate) fn processing_time() -> i64 {
     unsafe { imports::processing_time() }
+}
+
+pub(crate) fn state_declare(name: &[u8], version: i32, ttl_ms: i64, flags: u32) -> i32 {
+    unsafe { imports::state_declare(name.as_ptr(), name.len(), version, ttl_ms, flags) }
 }

@@ -2,9 +2,13 @@
 //! needed. [`Harness`] runs an operator through the same batch code as the
 //! wasm exports, against an in-memory host that checks every call as the
 //! real host does (name and value limits, wired outputs, the emit quota,
-//! calls outside a record) and has its batch semantics: a batch's state
-//! writes and emits count only when the batch succeeds, and a failed record
-//! is dead-lettered and the batch run again without it (abi/ABI.md §7.3).
+//! calls outside a record, state declarations) and has its batch semantics:
+//! a batch's state writes and emits count only when the batch succeeds, and
+//! a failed record is dead-lettered and the batch run again without it
+//! (abi/ABI.md §7.3). It applies declared TTLs against
+//! [`Harness::set_processing_time`] or the records' event times, so that
+//! expiry can be tested (without the host's cleanup sweep: [`Harness::state`]
+//! shows an expired value until a read drops it).
 //!
 //! ```ignore
 //! let mut h = Harness::<Counter>::new(Options::default()).unwrap();
@@ -130,6 +134,20 @@ pub struct LogLine {
     pub message: String,
     /// The index of the current record within its attempt, if one was current.
     pub record: Option<usize>,
+}
+
+/// A state declaration the operator's `init` made (`state_declare`), in
+/// the ABI's numbers, as the host records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declaration {
+    /// The state name (a map's name for a map state).
+    pub name: String,
+    /// The version, 1 or more.
+    pub version: i32,
+    /// `TTL_UNSET` (0), `TTL_NEVER` (-1), or the TTL in milliseconds.
+    pub ttl_ms: i64,
+    /// `DECLARE_*` bits.
+    pub flags: u32,
 }
 
 /// Why a record was dead-lettered.
@@ -382,6 +400,18 @@ impl<T: Operator> Harness<T> {
         let mut host = self.host.borrow_mut();
         let st = host.committed.entry(key.as_ref().to_vec()).or_default();
         st.insert(name.as_ref().to_vec(), value.as_ref().to_vec());
+    }
+
+    /// What the operator's `init` declared (the last `init`, after a trap),
+    /// in order of first declaration.
+    pub fn declarations(&self) -> Vec<Declaration> {
+        self.host.borrow().declarations.clone()
+    }
+
+    /// Sets what `processing_time()` returns from now on, Unix nanoseconds:
+    /// the clock of processing-time TTLs, which the fake host applies.
+    pub fn set_processing_time(&mut self, ns: i64) {
+        self.host.borrow_mut().options.processing_time = ns;
     }
 
     /// The operator, e.g. to check what `init` parsed.

@@ -1,0 +1,61 @@
+package plugins
+
+import "errors"
+
+// Validation errors: Validate and Push return an error that wraps exactly
+// one of them (see ValidationError), so callers decide with errors.Is.
+var (
+	// ErrNotWasm: the bytes are not a WebAssembly module wazero can decode.
+	ErrNotWasm = errors.New("not a WebAssembly module")
+	// ErrABI: the module was built for another ABI version.
+	ErrABI = errors.New("wrong ABI version")
+	// ErrExports: a required export is missing or has the wrong signature.
+	ErrExports = errors.New("missing or mistyped exports")
+	// ErrImports: the module imports something the host does not provide.
+	ErrImports = errors.New("unknown imports")
+	// ErrTooLarge: the module is over the size limit.
+	ErrTooLarge = errors.New("module over the size limit")
+	// ErrMemory: the module's initial memory is over the memory limit.
+	ErrMemory = errors.New("memory over the limit")
+	// ErrStart: the module trapped or hung while it was started for
+	// validation (start section, _initialize or ws_abi_version).
+	ErrStart = errors.New("module failed to start")
+)
+
+// Registry errors.
+var (
+	// ErrName: an operator name outside 1..64 of [A-Za-z0-9_-].
+	ErrName = errors.New("invalid operator name")
+	// ErrRef: a string that is neither a local path nor NAME[@HASH].
+	ErrRef = errors.New("invalid operator reference")
+	// ErrLocalRef: a registry operation was given a local path.
+	ErrLocalRef = errors.New("local path given where a registry reference is needed")
+	// ErrNotFound: no version matches the reference.
+	ErrNotFound = errors.New("operator not found")
+	// ErrAmbiguous: a hash prefix matches more than one version.
+	ErrAmbiguous = errors.New("ambiguous operator version")
+	// ErrCorrupt: stored bytes do not hash to their version.
+	ErrCorrupt = errors.New("corrupt operator module")
+	// ErrAllVersions: removing every version of a name needs an explicit
+	// RemoveOptions.AllVersions.
+	ErrAllVersions = errors.New("removing every version of an operator needs an explicit choice")
+)
+
+// ValidationError is a module that Validate refused. Kind is one of the
+// validation sentinels; Cause, when set, is the host or wazero error behind
+// it (so errors.Is(err, host.ErrABIVersion) holds too).
+type ValidationError struct {
+	Kind   error
+	Detail string
+	Cause  error
+}
+
+func (e *ValidationError) Error() string { return e.Kind.Error() + ": " + e.Detail }
+
+// Unwrap exposes Kind and Cause to errors.Is and errors.As.
+func (e *ValidationError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Cause}
+}

@@ -1,0 +1,8 @@
+;; inittrap.wat: a reactor whose _initialize traps.
+(module
+  (memory (export "memory") 1)
+  (func (export "_initialize") (unreachable))
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+  (func (export "ws_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "ws_init") (param i32 i32) (result i32) (i32.const 0))
+  (func (export "ws_process") (param i32 i32) (result i32) (i32.const 0)))

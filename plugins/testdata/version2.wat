@@ -1,0 +1,7 @@
+;; version2.wat: a module built for a future ABI version.
+(module
+  (memory (export "memory") 1)
+  (func (export "ws_abi_version") (result i32) (i32.const 2))
+  (func (export "ws_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "ws_init") (param i32 i32) (result i32) (i32.const 0))
+  (func (export "ws_process") (param i32 i32) (result i32) (i32.const 0)))
