@@ -64,6 +64,10 @@ type RecoveryOptions struct {
 	// AllowOperatorChange restores state written by another module version
 	// of an operator.
 	AllowOperatorChange bool
+	// FromSavepoint restores a savepoint (its name in the data dir, an
+	// archive file, or "objectstore:NAME"): it becomes a retained checkpoint
+	// of the data dir, which the run then restores like FromCheckpoint.
+	FromSavepoint string
 }
 
 const (

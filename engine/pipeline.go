@@ -86,6 +86,7 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if err := p.connect(ctx); err != nil {
 		return nil, err
 	}
+	p.warnDuplicateWindows(ctx)
 	if err := p.openState(ctx); err != nil {
 		return nil, err
 	}

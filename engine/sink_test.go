@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +168,27 @@ func TestWorkQueueSourceAcknowledgesThroughCheckpoints(t *testing.T) {
 	checkSums(t, cfg, newestCheckpoint(t, cfg).ID, expectedSums(first, second))
 	if n := streamMsgs(t, cfg, "SUMA"); n != 0 {
 		t.Fatalf("work queue holds %d after the second run, want 0", n)
+	}
+}
+
+// TestSinkWarnings: a declared output stream whose duplicate window (10m
+// for SUMOUT) is shorter than the checkpoint interval plus the recovery
+// margin is warned about for idempotent and transactional sinks, never for
+// at_least_once; a short enough interval gives no warning.
+func TestSinkWarnings(t *testing.T) {
+	s := newSumSetup(t, 1)
+	for _, interval := range []string{"10m", "5m"} {
+		s.checkpoint = fmt.Sprintf("interval = %q", interval)
+		for mode, warns := range map[string]bool{config.ModeIdempotent: true, config.ModeTransactional: true, config.ModeAtLeastOnce: false} {
+			s.sinkMode = mode
+			got := SinkWarnings(s.load(t))
+			want := warns && interval == "10m"
+			if (len(got) == 1) != want || len(got) > 1 {
+				t.Errorf("interval %s, mode %s: warnings %q, want one: %v", interval, mode, got, want)
+			}
+			if want && !strings.Contains(got[0], "stream SUMOUT remembers message ids for 10m0s but a replay can come 11m0s after the first publish") {
+				t.Errorf("warning %q", got[0])
+			}
+		}
 	}
 }

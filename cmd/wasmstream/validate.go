@@ -20,8 +20,9 @@ version this host speaks. It then runs each module's ws_init once with its confi
 config the operator rejects fails validation) to learn the states the module declares,
 and prints every state's effective time to live (from the config's state blocks or the
 module's own declaration) with a warning for each TTL shorter than the
-max_duplicate_delay of a source the operator reads. Nothing connects to NATS and no
-state is touched.`,
+max_duplicate_delay of a source the operator reads, and for each idempotent or
+transactional sink whose declared stream remembers message ids for less than the replay
+horizon (checkpoint interval + 1m). Nothing connects to NATS and no state is touched.`,
 		Example: `  wasmstream validate examples/payment-risk/pipeline.hcl`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -46,6 +47,9 @@ state is touched.`,
 				for _, w := range r.Warnings {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 				}
+			}
+			for _, w := range engine.SinkWarnings(cfg) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 			}
 			return nil
 		},
