@@ -73,6 +73,15 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if p.lock, err = lockDataDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
+	if hasRegistryModules(cfg) {
+		// The registry lives on the pipeline's server: connect first.
+		if err := p.connect(ctx); err != nil {
+			return nil, err
+		}
+		if err := resolveModules(ctx, cfg, p.conn, p.logger); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.compile(ctx); err != nil {
 		return nil, err
 	}
@@ -83,8 +92,10 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	p.restored = plan
 	cleanID, clean := takeCleanStop(cfg.DataDir)
 	p.cleanRestore = plan != nil && clean && cleanID == plan.manifest.ID
-	if err := p.connect(ctx); err != nil {
-		return nil, err
+	if p.conn == nil {
+		if err := p.connect(ctx); err != nil {
+			return nil, err
+		}
 	}
 	p.warnDuplicateWindows(ctx)
 	if err := p.openState(ctx); err != nil {

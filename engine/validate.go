@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/engine/config"
 	"github.com/wasmstream/wasmstream/host"
@@ -30,6 +32,11 @@ type ModuleReport struct {
 // Validate compiles and checks every operator module of cfg without
 // connecting to NATS or touching state. It reports every failing module.
 func Validate(ctx context.Context, cfg *config.Pipeline) ([]ModuleReport, error) {
+	if hasRegistryModules(cfg) {
+		if err := resolveForValidate(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
 	var reports []ModuleReport
 	var errs []error
 	for i := range cfg.Operators {
@@ -89,3 +96,14 @@ func (noState) Delete([]byte) error                  { return errNoState }
 func (noState) BeginBatch()                          {}
 func (noState) CommitBatch()                         {}
 func (noState) RollbackBatch()                       {}
+
+// resolveForValidate fetches registry modules through the pipeline's
+// server (a temporary embedded one when no pipeline runs).
+func resolveForValidate(ctx context.Context, cfg *config.Pipeline) error {
+	c, err := ConnectClient(ctx, cfg, hclog.NewNullLogger())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return resolveModules(ctx, cfg, c, hclog.NewNullLogger())
+}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/wasmstream/wasmstream/plugins"
 )
 
 // addOperator reads an operator block and appends it unless its name is taken. Whether its
@@ -14,7 +16,7 @@ func (d *decoder) addOperator(p *Pipeline, b *hcl.Block) {
 	a, blocks := d.body(b, operatorSchema, owner)
 	d.checkObjectName(b, owner)
 	op := Operator{Name: b.Labels[0], Range: b.DefRange}
-	op.Module, op.ModuleRange = d.module(a)
+	op.Module, op.ModuleRef, op.ModuleRange = d.module(a)
 	op.StateVersion = stateVersion(a)
 	inputs, inputRanges := operatorInputs(a)
 	op.Inputs = inputs
@@ -32,19 +34,29 @@ func (d *decoder) addOperator(p *Pipeline, b *hcl.Block) {
 	}
 }
 
-// module returns the module's absolute path and the range of its value.
-func (d *decoder) module(a *attrs) (string, hcl.Range) {
+// module returns the module's absolute path, or, for a registry reference (NAME or
+// NAME@HASH, see plugins.ParseRef), the reference with an empty path; and the range of its
+// value.
+func (d *decoder) module(a *attrs) (path, ref string, rng hcl.Range) {
 	module, st := a.str("module")
 	switch {
 	case st == absent:
-		a.missing("module", "give the path of the operator's .wasm file, relative to the config file")
+		a.missing("module", "give the path of the operator's .wasm file, relative to the config file, or a registry name (NAME or NAME@HASH)")
 	case st == present && module == "":
-		a.errorf("module", "must not be empty; give the path of the operator's .wasm file, relative to the config file")
+		a.errorf("module", "must not be empty; give the path of the operator's .wasm file, relative to the config file, or a registry name")
 	}
 	if module == "" {
-		return "", a.rng("module")
+		return "", "", a.rng("module")
 	}
-	return resolve(d.dir, module), a.rng("module")
+	r, err := plugins.ParseRef(module)
+	switch {
+	case err != nil:
+		a.errorf("module", "%v", err)
+		return "", "", a.rng("module")
+	case !r.IsLocal():
+		return "", module, a.rng("module")
+	}
+	return resolve(d.dir, module), "", a.rng("module")
 }
 
 // operatorInputs reads the names of the sources an operator reads.

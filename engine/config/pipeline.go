@@ -123,7 +123,10 @@ type Operator struct {
 	Name string
 	// Module is the absolute path of the .wasm file. Its existence is not checked here; the
 	// engine reports a missing module at ModuleRange.
-	Module         string
+	Module string
+	// ModuleRef is a registry reference (NAME or NAME@HASH) when the config names the module
+	// that way; the engine then fetches it and sets Module to the cached file.
+	ModuleRef      string
 	Inputs         []string // source names
 	Key            Key
 	Parallelism    int

@@ -105,7 +105,11 @@ func writeSource(body *hclwrite.Body, s Source) {
 func writeOperator(body *hclwrite.Body, op Operator) {
 	body.AppendNewline()
 	b := body.AppendNewBlock("operator", []string{op.Name}).Body()
-	b.SetAttributeValue("module", cty.StringVal(op.Module))
+	if op.ModuleRef != "" {
+		b.SetAttributeValue("module", cty.StringVal(op.ModuleRef))
+	} else {
+		b.SetAttributeValue("module", cty.StringVal(op.Module))
+	}
 	setIf(b, "state_version", op.StateVersion)
 	b.SetAttributeValue("inputs", stringList(op.Inputs))
 	writeKey(b.AppendNewBlock("key", nil).Body(), op.Key)
