@@ -28,6 +28,11 @@ const (
 	ExportProcess = "ws_process"
 	// ExportMemory is the guest's linear memory.
 	ExportMemory = "memory"
+	// ExportMigrate: (name_ptr, name_len, from_version, val_ptr, val_len i32) -> i64.
+	// Optional (revision 1.2): converts one stored value of a state whose
+	// declared version changed. Result: len<<32 | ptr of the new value;
+	// ErrNotFound (-1) to delete the entry; any other negative value fails.
+	ExportMigrate = "ws_migrate"
 	// ExportWASIInitialize is the reactor initialiser of WASI modules (Go,
 	// C with -mexec-model=reactor). The host calls it first when present.
 	ExportWASIInitialize = "_initialize"
@@ -61,7 +66,7 @@ const (
 )
 
 // Revision is the ABI revision: additions a v1 guest cannot observe (ABI.md §9).
-const Revision = 1
+const Revision = 2
 
 // State declarations (FuncStateDeclare).
 const (

@@ -14,7 +14,16 @@ import (
 // ManifestFormatVersion is the manifest format this package writes and reads.
 // A manifest with another version is refused with ErrIncompatible: guessing
 // at the meaning of a newer manifest could restore the wrong cut.
-const ManifestFormatVersion = 2
+const ManifestFormatVersion = 3
+
+// minManifestFormatVersion is the oldest manifest format this package
+// reads: version 2 differs from 3 only by the absence of state_versions.
+const minManifestFormatVersion = 2
+
+// readableManifestVersion reports a format version this package reads.
+func readableManifestVersion(v int) bool {
+	return v >= minManifestFormatVersion && v <= ManifestFormatVersion
+}
 
 var (
 	// ErrCorruptManifest: a manifest is truncated, not JSON, has unknown
@@ -88,6 +97,11 @@ type OperatorEntry struct {
 	// (empty if none). A restore with another module is allowed without an
 	// explicit override when both declare the same non-empty StateVersion.
 	StateVersion string `json:"state_version,omitempty"`
+	// StateVersions are the versions the module declared for its named
+	// states (ABI 1.1 state_declare; format 3). A state not listed has
+	// version 1. An upgrade compares them with the new module's to decide
+	// which states need its ws_migrate.
+	StateVersions map[string]int32 `json:"state_versions,omitempty"`
 	// Tasks are the tasks at the barrier, in task order; their key-group
 	// ranges partition [0, MaxParallelism).
 	Tasks []TaskEntry `json:"tasks"`
@@ -171,7 +185,7 @@ func Encode(m Manifest) ([]byte, error) {
 
 // encodeSummed is Encode also returning m with its Checksum filled.
 func encodeSummed(m Manifest) (Manifest, []byte, error) {
-	if m.FormatVersion != ManifestFormatVersion {
+	if !readableManifestVersion(m.FormatVersion) {
 		return m, nil, fmt.Errorf("%w: manifest of checkpoint %d: format_version %d, this build writes %d",
 			ErrIncompatible, m.ID, m.FormatVersion, ManifestFormatVersion)
 	}
@@ -221,9 +235,9 @@ func Decode(data []byte) (Manifest, error) {
 	if probe.FormatVersion == nil {
 		return Manifest{}, fmt.Errorf("%w: format_version missing", ErrCorruptManifest)
 	}
-	if v := *probe.FormatVersion; v != ManifestFormatVersion {
-		return Manifest{}, fmt.Errorf("%w: format_version %d, this build reads %d",
-			ErrIncompatible, v, ManifestFormatVersion)
+	if v := *probe.FormatVersion; !readableManifestVersion(v) {
+		return Manifest{}, fmt.Errorf("%w: format_version %d, this build reads %d to %d",
+			ErrIncompatible, v, minManifestFormatVersion, ManifestFormatVersion)
 	}
 	m, err := decodeStrict(data)
 	if err != nil {

@@ -56,7 +56,7 @@ func TestManifestRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, m) {
 		t.Fatalf("round trip changed the manifest:\n got %+v\nwant %+v", got, m)
 	}
-	if !bytes.Contains(data, []byte(`"format_version": 2`)) {
+	if !bytes.Contains(data, []byte(`"format_version": 3`)) {
 		t.Fatalf("encoding lacks format_version: %s", data)
 	}
 }
@@ -123,7 +123,7 @@ func TestManifestDecodeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newer := bytes.Replace(good, []byte(`"format_version": 2`), []byte(`"format_version": 3`), 1)
+	newer := bytes.Replace(good, []byte(`"format_version": 3`), []byte(`"format_version": 4`), 1)
 	cases := []struct {
 		name string
 		data []byte
@@ -208,5 +208,37 @@ func TestManifestEveryBitFlipDetected(t *testing.T) {
 				t.Fatalf("flip of bit %d of byte %d (%q) not detected", bit, i, data[i])
 			}
 		}
+	}
+}
+
+// TestManifestFormatVersions: format 2 manifests (written before state
+// versions) still read; state versions travel in format 3 and are refused
+// in a format 2 manifest or when not positive.
+func TestManifestFormatVersions(t *testing.T) {
+	v2 := validManifest(3)
+	v2.FormatVersion = 2
+	data, err := Encode(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Decode(data); err != nil || got.FormatVersion != 2 {
+		t.Fatalf("format 2: %v %d", err, got.FormatVersion)
+	}
+	v3 := validManifest(4)
+	v3.Operators[0].StateVersions = map[string]int32{"total": 2}
+	data, err = Encode(v3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Decode(data); err != nil || got.Operators[0].StateVersions["total"] != 2 {
+		t.Fatalf("format 3 state versions: %v %v", err, got.Operators[0].StateVersions)
+	}
+	v2.Operators[0].StateVersions = map[string]int32{"total": 2}
+	if _, err := Encode(v2); !errors.Is(err, ErrCorruptManifest) {
+		t.Fatalf("state versions in format 2: %v", err)
+	}
+	v3.Operators[0].StateVersions = map[string]int32{"total": 0}
+	if _, err := Encode(v3); !errors.Is(err, ErrCorruptManifest) {
+		t.Fatalf("version 0: %v", err)
 	}
 }

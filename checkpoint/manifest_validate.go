@@ -22,6 +22,16 @@ func (m *Manifest) validate() error {
 	if m.ID == 0 {
 		return errors.New("id missing (0)")
 	}
+	for _, op := range m.Operators {
+		if m.FormatVersion < 3 && len(op.StateVersions) > 0 {
+			return fmt.Errorf("operator %q: state_versions in a format %d manifest (they came with format 3)", op.Name, m.FormatVersion)
+		}
+		for name, v := range op.StateVersions {
+			if v < 1 || name == "" {
+				return fmt.Errorf("operator %q: state %q has version %d; versions are 1 or more", op.Name, name, v)
+			}
+		}
+	}
 	if m.Created.IsZero() || m.Completed.IsZero() {
 		return errors.New("created or completed time missing")
 	}

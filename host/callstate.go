@@ -18,6 +18,7 @@ const (
 	phaseAlloc
 	phaseInit
 	phaseProcess
+	phaseMigrate
 )
 
 // callState is what host functions see of the instance that called them.

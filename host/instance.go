@@ -243,6 +243,12 @@ func (inst *Instance) grow(ctx context.Context, size uint32) error {
 
 // call runs one guest export under the batch deadline with the call state set.
 func (inst *Instance) call(ctx context.Context, ph phase, fn api.Function, params ...uint64) (abi.Code, error) {
+	res, err := inst.callRaw(ctx, ph, fn, params...)
+	return abi.Code(int32(res)), err
+}
+
+// callRaw calls fn and returns its first result as it is.
+func (inst *Instance) callRaw(ctx context.Context, ph phase, fn api.Function, params ...uint64) (uint64, error) {
 	cs := &inst.cs
 	cs.phase, cs.cursor, cs.emitted, cs.logs, cs.dropped, cs.fault = ph, -1, 0, 0, 0, nil
 	cs.lastError, cs.lastErrorRec = "", -1
@@ -260,7 +266,7 @@ func (inst *Instance) call(ctx context.Context, ph phase, fn api.Function, param
 	if err != nil {
 		return 0, err
 	}
-	return abi.Code(int32(res[0])), nil
+	return res[0], nil
 }
 
 // fault classifies a failed guest call, closes the instance and returns the

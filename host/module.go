@@ -45,6 +45,15 @@ var exportSignatures = map[string]signature{
 	abi.ExportProcess:    {[]api.ValueType{i32, i32}, []api.ValueType{i32}},
 }
 
+// migrateSignature is the optional ws_migrate export's (ABI revision 1.2).
+var migrateSignature = signature{[]api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i64}}
+
+// HasMigrate reports whether the module exports ws_migrate.
+func (m *Module) HasMigrate() bool {
+	_, ok := m.compiled.ExportedFunctions()[abi.ExportMigrate]
+	return ok
+}
+
 type signature struct{ params, results []api.ValueType }
 
 func (s signature) matches(d api.FunctionDefinition) bool {
@@ -133,6 +142,9 @@ func (m *Module) checkExports() error {
 		case !want.matches(d):
 			problems = append(problems, fmt.Sprintf("%s has signature %s, want %s", name, signature{d.ParamTypes(), d.ResultTypes()}, want))
 		}
+	}
+	if d, ok := exports[abi.ExportMigrate]; ok && !migrateSignature.matches(d) {
+		problems = append(problems, fmt.Sprintf("%s has signature %s, want %s", abi.ExportMigrate, signature{d.ParamTypes(), d.ResultTypes()}, migrateSignature))
 	}
 	if _, ok := m.compiled.ExportedMemories()[abi.ExportMemory]; !ok {
 		problems = append(problems, `memory "memory" is not exported`)
