@@ -80,8 +80,11 @@ const (
 	DeclareReturnExpired = 1 << 1
 	// DeclareEventTime: the TTL counts in event time.
 	DeclareEventTime = 1 << 2
+	// DeclareMigrates: the module's ws_migrate converts this state's values
+	// from older versions (revision 1.2).
+	DeclareMigrates = 1 << 3
 	// DeclareFlagsMask has every defined flag bit.
-	DeclareFlagsMask = DeclareReadAndWrite | DeclareReturnExpired | DeclareEventTime
+	DeclareFlagsMask = DeclareReadAndWrite | DeclareReturnExpired | DeclareEventTime | DeclareMigrates
 	// MaxStateVersion is the largest declared state version.
 	MaxStateVersion = 1<<31 - 1
 )

@@ -49,14 +49,7 @@ func (p *Pipeline) answerTrigger(m *nats.Msg) {
 // TriggerCheckpoint asks the running pipeline of cfg for a checkpoint and
 // waits (up to timeout) for its result.
 func TriggerCheckpoint(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger, timeout time.Duration) (TriggerResult, error) {
-	opts := serverOptions(cfg, logger)
-	if opts.URL == "" {
-		if !embeddedRunning(opts.EmbeddedPort) {
-			return TriggerResult{}, fmt.Errorf("%w: pipeline %q: nothing listens on its embedded server port 127.0.0.1:%d; start it with wasmstream run", ErrNotRunning, cfg.Name, opts.EmbeddedPort)
-		}
-		opts.URL = fmt.Sprintf("nats://127.0.0.1:%d", opts.EmbeddedPort)
-	}
-	conn, err := natsio.Connect(ctx, opts)
+	conn, err := connectRunningWith(ctx, cfg, logger)
 	if err != nil {
 		return TriggerResult{}, err
 	}
@@ -76,4 +69,21 @@ func TriggerCheckpoint(ctx context.Context, cfg *config.Pipeline, logger hclog.L
 		return r, fmt.Errorf("pipeline %q: %s", cfg.Name, r.Error)
 	}
 	return r, nil
+}
+
+// connectRunning connects to the server of cfg's running pipeline: its
+// URL, or its embedded server when one listens.
+func connectRunning(ctx context.Context, cfg *config.Pipeline) (*natsio.Conn, error) {
+	return connectRunningWith(ctx, cfg, hclog.NewNullLogger())
+}
+
+func connectRunningWith(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (*natsio.Conn, error) {
+	opts := serverOptions(cfg, logger)
+	if opts.URL == "" {
+		if !embeddedRunning(opts.EmbeddedPort) {
+			return nil, fmt.Errorf("%w: pipeline %q: nothing listens on its embedded server port 127.0.0.1:%d; start it with wasmstream run", ErrNotRunning, cfg.Name, opts.EmbeddedPort)
+		}
+		opts.URL = fmt.Sprintf("nats://127.0.0.1:%d", opts.EmbeddedPort)
+	}
+	return natsio.Connect(ctx, opts)
 }

@@ -193,6 +193,9 @@ func (c *coordinator) manifest(pc *pendingCheckpoint) checkpoint.Manifest {
 	for _, op := range c.p.operators {
 		e := checkpoint.OperatorEntry{Name: op.cfg.Name, ModuleSHA256: op.module.Hash(), ABIVersion: abi.Version,
 			StateFormatVersion: state.FormatVersion, StateVersion: op.cfg.StateVersion, MaxParallelism: op.cfg.MaxParallelism}
+		if v := op.stateVersions(); len(v) > 0 {
+			e.StateVersions = v
+		}
 		for _, t := range op.tasks {
 			r := pc.report(t)
 			kgr := t.backend.Options().Range

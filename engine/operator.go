@@ -29,6 +29,10 @@ type operator struct {
 	keyer   natsio.KeyExtractor
 	tasks   []*task
 	hasTTL  bool // some state has a TTL: tasks sweep expired entries
+	// declared is what the module's ws_init declares (probed once at compile).
+	declared []host.StateDeclaration
+	// migrations are the states the restore converts with ws_migrate.
+	migrations []stateChange
 }
 
 type sinkRef struct{ cfg *config.Sink }
@@ -102,7 +106,7 @@ func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 			backend.Close()
 			return err
 		}
-		if err := op.applyTTLs(backend, inst); err != nil {
+		if err := op.applyTTLs(backend); err != nil {
 			inst.Close(ctx)
 			backend.Close()
 			return err
@@ -117,10 +121,10 @@ func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 }
 
 // applyTTLs gives a task's backend the effective TTLs: the config's state
-// blocks, overridden by what the module declared in ws_init. Every task's
-// instance runs the same ws_init; the first task logs the result.
-func (op *operator) applyTTLs(backend *state.Backend, inst *host.Instance) error {
-	eff := effectiveTTLs(op.cfg, inst.Declarations())
+// blocks, overridden by what the module declared in ws_init (probed once:
+// every instance runs the same ws_init). The first task logs the result.
+func (op *operator) applyTTLs(backend *state.Backend) error {
+	eff := effectiveTTLs(op.cfg, op.declared)
 	if err := backend.SetTTL(backendTTLs(eff)); err != nil {
 		return fmt.Errorf("operator %q: state TTL: %w", op.cfg.Name, err)
 	}

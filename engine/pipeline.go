@@ -45,6 +45,11 @@ type Pipeline struct {
 	recoveryTime           time.Duration
 	skipped                atomic.Uint64 // replayed records a restored snapshot already held
 	control                *nats.Subscription
+	upgradeSub             *nats.Subscription
+	// upgrade is an accepted upgrade; upgradeStop ends Run for it.
+	upgrade     *plannedUpgrade
+	upgradeStop chan struct{}
+	upgradeOnce sync.Once
 	// cleanRestore: the restored checkpoint is the final one of a graceful
 	// stop, so nothing is replayed.
 	cleanRestore bool
@@ -64,7 +69,7 @@ var errPipelineFailed = errors.New("pipeline stopped after a failure")
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
-	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{}), crash: newCrashPoint()}
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{}), crash: newCrashPoint(), upgradeStop: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			p.Close() // p, not the nil the failed return sets
@@ -109,6 +114,9 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if err := p.serveControl(); err != nil {
 		return nil, err
 	}
+	if err := p.serveUpgrades(); err != nil {
+		return nil, err
+	}
 	if plan != nil {
 		p.recoveryTime = time.Since(started)
 		p.logger.Info("checkpoint restored", "checkpoint", plan.manifest.ID, "recovery_time", p.recoveryTime)
@@ -135,6 +143,9 @@ func (p *Pipeline) openState(ctx context.Context) error {
 		return err
 	}
 	for _, op := range p.operators {
+		if err := op.migrateState(ctx, p.store); err != nil {
+			return err
+		}
 		if err := op.startTasks(ctx, p.store); err != nil {
 			return err
 		}
@@ -150,7 +161,11 @@ func (p *Pipeline) compile(ctx context.Context) error {
 			return err
 		}
 		p.logger.Info("operator loaded", "operator", oc.Name, "module", oc.Module, "sha256", mod.Hash()[:16], "bytes", mod.Size())
-		p.operators = append(p.operators, newOperator(p, oc, rt, mod))
+		op := newOperator(p, oc, rt, mod)
+		p.operators = append(p.operators, op)
+		if err := op.probeDeclarations(ctx); err != nil {
+			return fmt.Errorf("%s: operator %q: %w", config.Pos(oc.ModuleRange), oc.Name, err)
+		}
 	}
 	return nil
 }
@@ -269,6 +284,9 @@ func (p *Pipeline) close() {
 	ctx := context.Background()
 	if p.control != nil {
 		_ = p.control.Unsubscribe()
+	}
+	if p.upgradeSub != nil {
+		_ = p.upgradeSub.Unsubscribe()
 	}
 	for _, s := range p.sources {
 		if s.src != nil {

@@ -142,6 +142,10 @@ func (p *Pipeline) checkOperator(id uint64, op *operator, e checkpoint.OperatorE
 	case e.StateVersion != "" && e.StateVersion == op.cfg.StateVersion:
 		p.logger.Info("module changed; state_version unchanged, restoring", "operator", op.cfg.Name, "state_version", e.StateVersion)
 		return nil
+	case len(e.StateVersions) > 0 || len(op.stateVersions()) > 0:
+		changes, err := p.versionedRestore(id, op, e)
+		op.migrations = changes
+		return err
 	}
 	return fmt.Errorf("the module changed (checkpoint has sha256 %s, %s has %s); run with --allow-operator-change if the new module reads the old state, "+
 		"or declare the same state_version for both", e.ModuleSHA256[:16], op.cfg.Module, op.module.Hash()[:16])

@@ -81,6 +81,9 @@ func (p *Pipeline) loop(ctx context.Context) error {
 		case <-ctx.Done():
 			p.logger.Info("stopping: final checkpoint")
 			return nil
+		case <-p.upgradeStop:
+			p.logger.Info("stopping for the upgrade: final checkpoint")
+			return nil
 		case <-p.failed:
 			return p.failure()
 		case <-c.nextTrigger():

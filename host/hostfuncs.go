@@ -190,7 +190,7 @@ func logLine(ctx context.Context, mod api.Module, stack []uint64) {
 		args = append(args, "record", cs.cursor)
 	}
 	level := guestLevel(int32(stack[0]))
-	if level == hclog.Error && cs.phase == phaseProcess {
+	if level == hclog.Error && (cs.phase == phaseProcess || cs.phase == phaseMigrate) {
 		cs.lastError, cs.lastErrorRec = string(msg), cs.cursor
 	}
 	cs.inst.logger.Log(level, string(msg), args...)

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/wasmstream/wasmstream/abi"
 )
@@ -47,7 +48,7 @@ func (inst *Instance) migrated(ctx context.Context, res int64) ([]byte, bool, er
 	case res < 0:
 		inst.Close(ctx)
 		return nil, false, &GuestError{Kind: ErrTrap, Operator: inst.cfg.Operator, Record: -1, Func: abi.ExportMigrate, Code: abi.Code(res),
-			Detail: "ws_migrate failed: " + inst.cs.lastError}
+			Detail: strings.TrimSuffix("ws_migrate failed: "+inst.cs.lastError, ": ")}
 	}
 	ptr, n := uint32(res), uint32(res>>32)
 	if int64(n) > int64(inst.cfg.MaxValueLen) {

@@ -25,7 +25,7 @@
     (call $expect (call $declare (i32.const 48) (i32.const 3) (i32.const 1) (i64.const 0) (i32.const 0)) (i32.const -3))
     (call $expect (call $declare (i32.const 16) (i32.const 4) (i32.const 0) (i64.const 0) (i32.const 0)) (i32.const -3))
     (call $expect (call $declare (i32.const 16) (i32.const 4) (i32.const 1) (i64.const -2) (i32.const 0)) (i32.const -3))
-    (call $expect (call $declare (i32.const 16) (i32.const 4) (i32.const 1) (i64.const 0) (i32.const 8)) (i32.const -3))
+    (call $expect (call $declare (i32.const 16) (i32.const 4) (i32.const 1) (i64.const 0) (i32.const 16)) (i32.const -3))
     (call $expect (call $declare (i32.const 16) (i32.const 0) (i32.const 1) (i64.const 0) (i32.const 0)) (i32.const -3))
     (i32.const 0))
   (func (export "ws_process") (param i32 i32) (result i32)

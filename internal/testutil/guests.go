@@ -22,10 +22,17 @@ var buildMu sync.Mutex
 // returns the path of the .wasm file. Builds are cached per process.
 func GoGuest(tb testing.TB, pkg string) string {
 	tb.Helper()
+	return GoGuestWithFlags(tb, pkg, "")
+}
+
+// GoGuestWithFlags is GoGuest with -ldflags, e.g. "-X main.release=2" to
+// build another release of an example operator.
+func GoGuestWithFlags(tb testing.TB, pkg, ldflags string) string {
+	tb.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	root := ModuleRoot(tb)
-	sum := sha256.Sum256([]byte(root + "|" + pkg))
+	sum := sha256.Sum256([]byte(root + "|" + pkg + "|" + ldflags))
 	out := filepath.Join(os.TempDir(), "wasmstream-guests-"+strconvPID(), hex.EncodeToString(sum[:8])+".wasm")
 	if _, err := os.Stat(out); err == nil {
 		return out
@@ -33,7 +40,7 @@ func GoGuest(tb testing.TB, pkg string) string {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-ldflags="+ldflags, "-o", out, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {

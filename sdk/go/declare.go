@@ -54,6 +54,14 @@ type StateOptions struct {
 	// NoTTL makes the state never expire, even when the config gives it a
 	// TTL. It wins over TTL.
 	NoTTL bool
+	// Migrate converts a value stored under an older version of this state
+	// (fromVersion < Version) when the module replaces one that wrote it
+	// (an upgrade, ABI 1.2): return the new encoding, or keep=false to
+	// delete the value. An error fails the upgrade, which then leaves the
+	// old module running. name is the stored name (for a map state, name
+	// "\x00" mapKey). Without Migrate, raising Version makes the host
+	// refuse the upgrade before anything is touched.
+	Migrate func(name []byte, fromVersion int32, old []byte) (new []byte, keep bool, err error)
 }
 
 // declaration is one pending state_declare call.
@@ -66,6 +74,9 @@ type declaration struct {
 
 // declarations are sent to the host in ws_init, in declaration order.
 var declarations []declaration
+
+// migrations are the Migrate functions by state name, for ws_migrate.
+var migrations = map[string]func(name []byte, fromVersion int32, old []byte) ([]byte, bool, error){}
 
 // DeclareState declares the version and TTL of the state called name (for
 // a MapState, the map's name: every entry expires on its own). Call it at
@@ -87,6 +98,10 @@ func DeclareState(name string, o StateOptions) {
 		d.ttlMs = abi.TTLNever
 	case o.TTL != nil:
 		d.ttlMs, d.flags = ttlArgs(name, *o.TTL)
+	}
+	if o.Migrate != nil {
+		d.flags |= abi.DeclareMigrates
+		migrations[name] = o.Migrate
 	}
 	for i := range declarations {
 		if declarations[i].name == name {

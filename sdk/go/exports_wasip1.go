@@ -60,3 +60,21 @@ func hostBytes(ptr, n int32) ([]byte, bool) {
 	base := int64(uintptr(unsafe.Pointer(unsafe.SliceData(allocBuf))))
 	return allocated(int(int64(uint32(ptr))-base), int(n))
 }
+
+// ws_migrate (ABI 1.2): the new value as len<<32 | ptr, NOT_FOUND to
+// delete the entry, or a failure code.
+//
+//go:wasmexport ws_migrate
+func wsMigrate(namePtr, nameLen, fromVersion, valPtr, valLen int32) int64 {
+	name, ok1 := hostBytes(namePtr, nameLen)
+	val, ok2 := hostBytes(valPtr, valLen)
+	if !ok1 || !ok2 {
+		return int64(internalError("ws_migrate: name or value lies outside the buffer from ws_alloc"))
+	}
+	out, code := migrateValue(name, fromVersion, val)
+	if code != 0 {
+		return code
+	}
+	ptr := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(out))))
+	return int64(len(out))<<32 | int64(ptr)
+}

@@ -10,8 +10,9 @@ import (
 
 // State, scoped by the host to the account of the current record.
 var (
-	// total is the account's running total in cents.
-	total = wasmstream.NewValueState("total", wasmstream.Int64Codec)
+	// total is the account's running total in cents (release.go: its
+	// encoding depends on the release).
+	total = totalState
 	// seen holds the event ids already counted for the account.
 	seen = wasmstream.NewMapState[string]("seen", wasmstream.BoolCodec)
 )
