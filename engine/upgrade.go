@@ -221,4 +221,3 @@ func RequestUpgrade(ctx context.Context, cfg *config.Pipeline, req UpgradeReques
 	}
 	return r, nil
 }
-

@@ -69,7 +69,9 @@ func serve(t *testing.T, cfg *config.Pipeline) *served {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
 	logger := hclog.New(&hclog.LoggerOptions{Level: hclog.Info, Output: s.log})
-	go func() { s.done <- Serve(ctx, cfg, Options{Logger: logger, Checkpoint: CheckpointOptions{Interval: -1}}) }()
+	go func() {
+		s.done <- Serve(ctx, cfg, Options{Logger: logger, Checkpoint: CheckpointOptions{Interval: -1}})
+	}()
 	s.log.waitLog(t, "pipeline running")
 	return s
 }
