@@ -75,7 +75,7 @@ func runPipeline(cmd *cobra.Command, g *globalFlags, f *runFlags, path string) e
 	logger := newLogger(g, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	p, err := engine.Open(ctx, cfg, engine.Options{
+	return engine.Serve(ctx, cfg, engine.Options{
 		Logger:       logger,
 		Engine:       host.Engine(f.engine),
 		Checkpoint:   ckOpts,
@@ -83,10 +83,4 @@ func runPipeline(cmd *cobra.Command, g *globalFlags, f *runFlags, path string) e
 		StopWhenIdle: f.stopWhenIdle,
 		FetchBatch:   f.fetchBatch,
 	})
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	logger.Info("pipeline running", "pipeline", cfg.Name, "nats", p.ClientURL(), "data_dir", cfg.DataDir)
-	return p.Run(ctx)
 }
