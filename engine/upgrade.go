@@ -51,7 +51,7 @@ type plannedUpgrade struct {
 	module    string // path of the new module file
 	moduleRef string // registry reference pinned to its hash; "" for a file
 	hash      string
-	requested time.Time
+	requested time.Time // when the old module was asked to stop
 }
 
 // serveUpgrades answers upgrade requests.
@@ -85,6 +85,7 @@ func (p *Pipeline) answerUpgrade(m *nats.Msg) {
 // requestUpgrade records plan and ends Run at a final checkpoint.
 func (p *Pipeline) requestUpgrade(plan *plannedUpgrade) {
 	p.upgradeOnce.Do(func() {
+		plan.requested = time.Now() // the pause starts: the old module stops here
 		p.upgrade = plan
 		close(p.upgradeStop)
 	})
@@ -97,7 +98,7 @@ func (p *Pipeline) prepareUpgrade(ctx context.Context, req UpgradeRequest) (*pla
 	if op == nil {
 		return nil, nil, fmt.Errorf("pipeline %q has no operator %q", p.cfg.Name, req.Operator)
 	}
-	plan := &plannedUpgrade{operator: req.Operator, requested: time.Now()}
+	plan := &plannedUpgrade{operator: req.Operator}
 	if err := p.fetchUpgradeModule(ctx, req.Module, plan); err != nil {
 		return nil, nil, err
 	}

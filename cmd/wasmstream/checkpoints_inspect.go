@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -146,6 +148,7 @@ func writeOperator(out io.Writer, op checkpoint.OperatorEntry) {
 	fmt.Fprintf(tw, "  abi version\t%d\n", op.ABIVersion)
 	fmt.Fprintf(tw, "  state format version\t%d\n", op.StateFormatVersion)
 	fmt.Fprintf(tw, "  state version\t%s\n", dashIfEmpty(op.StateVersion))
+	fmt.Fprintf(tw, "  declared state versions\t%s\n", dashIfEmpty(stateVersionList(op.StateVersions)))
 	fmt.Fprintf(tw, "  max parallelism\t%d key groups\n", op.MaxParallelism)
 	_ = tw.Flush()
 	fmt.Fprintf(out, "  tasks (%d)\n", len(op.Tasks))
@@ -181,4 +184,13 @@ func writeConfig(out io.Writer, config string) {
 	if !strings.HasSuffix(config, "\n") {
 		fmt.Fprintln(out)
 	}
+}
+
+// stateVersionList prints declared state versions as name=v, sorted.
+func stateVersionList(v map[string]int32) string {
+	parts := make([]string, 0, len(v))
+	for _, name := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, fmt.Sprintf("%s=v%d", name, v[name]))
+	}
+	return strings.Join(parts, ", ")
 }
