@@ -46,6 +46,7 @@ const maxLocalsPerFunction = 50_000
 // Section ids (WebAssembly core spec §5.5).
 const (
 	secCustom    = 0
+	secStart     = 8 // one function index, not a vector
 	secCode      = 10
 	secDataCount = 12
 )
@@ -61,7 +62,7 @@ func checkSection(id byte, sec *wasmReader, moduleSize int) error {
 			err = errStructure(fmt.Sprintf("data count %d exceeds the module's %d bytes", n, moduleSize))
 		}
 		return err
-	case id >= 1 && id <= 11:
+	case id >= 1 && id <= 11 && id != secStart:
 		n, err := sec.vectorCount()
 		if err != nil || id != secCode {
 			return err

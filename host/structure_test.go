@@ -68,6 +68,9 @@ func TestCheckStructureAcceptsRealModules(t *testing.T) {
 	if err := CheckStructure(testutil.GoGuestBytes(t, "./internal/testguests/bench")); err != nil {
 		t.Errorf("Go guest: %v", err)
 	}
+	if err := CheckStructure(module(section(8, 62))); err != nil { // start: function 62, not a vector
+		t.Errorf("start section: %v", err)
+	}
 	ok := module(section(10, 1, 6, 1, 0xb0, 0xea, 0x01, 0x7f, 0x0b)) // 30,000 locals
 	if err := CheckStructure(ok); err != nil {
 		t.Errorf("30,000 locals: %v", err)
