@@ -28,6 +28,9 @@ type Options struct {
 	FetchBatch int
 	// ProgressInterval is how often progress is logged (default 10s).
 	ProgressInterval time.Duration
+	// OnUpgrade, when set, is told the outcome of every upgrade Serve
+	// carries out (for monitoring, tests and benchmarks).
+	OnUpgrade func(UpgradeOutcome)
 	// Clock is processing time: the guests' processing_time and the clock of
 	// processing-time state TTLs. Default time.Now; tests inject a fake one.
 	Clock func() time.Time

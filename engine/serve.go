@@ -34,23 +34,42 @@ func Serve(ctx context.Context, cfg *config.Pipeline, opts Options) error {
 	}
 }
 
+// UpgradeOutcome is what became of an accepted upgrade.
+type UpgradeOutcome struct {
+	Operator, Module string
+	// Pause is how long records waited: from the stop at the upgrade's
+	// checkpoint to processing with the new (or, rolled back, old) module.
+	Pause      time.Duration
+	RolledBack bool
+	Err        error // why it rolled back
+}
+
 // upgradeTo opens cfg with plan's module, or, when that fails, with the
 // module it ran before.
 func upgradeTo(ctx context.Context, cfg *config.Pipeline, opts Options, plan *plannedUpgrade) (*Pipeline, *config.Pipeline, error) {
 	logger := opts.withDefaults(cfg).Logger
 	next := withModule(cfg, plan)
+	outcome := UpgradeOutcome{Operator: plan.operator, Module: plan.hash}
+	defer func() {
+		if opts.OnUpgrade != nil {
+			opts.OnUpgrade(outcome)
+		}
+	}()
 	p, err := Open(ctx, next, opts)
 	if err == nil {
-		logger.Info("upgrade completed", "operator", plan.operator, "module", plan.hash[:16], "pause", time.Since(plan.requested))
+		outcome.Pause = time.Since(plan.requested)
+		logger.Info("upgrade completed", "operator", plan.operator, "module", plan.hash[:16], "pause", outcome.Pause)
 		return p, next, nil
 	}
+	outcome.RolledBack, outcome.Err = true, err
 	logger.Error("upgrade failed; rolling back to the previous module", "operator", plan.operator, "module", plan.hash[:16], "error", err)
 	p, err2 := Open(ctx, cfg, opts)
 	if err2 != nil {
 		return nil, nil, errors.Join(fmt.Errorf("upgrade of operator %q failed: %w", plan.operator, err),
 			fmt.Errorf("and the rollback to the previous module failed: %w", err2))
 	}
-	logger.Warn("upgrade rolled back: the previous module runs again", "operator", plan.operator, "pause", time.Since(plan.requested))
+	outcome.Pause = time.Since(plan.requested)
+	logger.Warn("upgrade rolled back: the previous module runs again", "operator", plan.operator, "pause", outcome.Pause)
 	return p, cfg, nil
 }
 
