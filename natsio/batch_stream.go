@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -15,48 +14,8 @@ import (
 // EnsureStream requires; it is never changed here (EnableAtomicPublish is
 // the explicit way).
 func (c *Conn) EnsureAtomicStream(ctx context.Context, s StreamSpec) (*jetstream.StreamInfo, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	info, err := c.streamInfo(ctx, s.Name)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		info, err = c.createAtomicStream(ctx, s)
-		if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return info, err
-		}
-		info, err = c.streamInfo(ctx, s.Name)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("natsio: stream %s: %w", s.Name, err)
-	}
-	if diffs := atomicStreamDiffs(s, info.Config); len(diffs) > 0 {
-		return nil, fmt.Errorf("%w: stream %s already exists and %s; change the pipeline's declaration "+
-			"or change the stream yourself (EnableAtomicPublish, nats stream edit / nats stream rm)", ErrStreamConflict, s.Name, strings.Join(diffs, "; "))
-	}
-	return info, nil
-}
-
-func atomicStreamDiffs(s StreamSpec, have jetstream.StreamConfig) []string {
-	diffs := streamDiffs(s, have)
-	if !have.AllowAtomicPublish {
-		diffs = append(diffs, "it does not allow atomic batch publish (allow_atomic is false)")
-	}
-	return diffs
-}
-
-func (c *Conn) createAtomicStream(ctx context.Context, s StreamSpec) (*jetstream.StreamInfo, error) {
-	cfg := s.config()
-	cfg.AllowAtomicPublish = true
-	st, err := c.JS.CreateStream(ctx, cfg)
-	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeSubjectOverlap {
-		return nil, fmt.Errorf("%w: cannot create stream %s: its subjects %v overlap another stream's; "+
-			"declare that stream instead, or choose subjects no other stream has", ErrStreamConflict, s.Name, s.Subjects)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return st.CachedInfo(), nil
+	s.AllowAtomic = true
+	return c.EnsureStream(ctx, s)
 }
 
 // EnableAtomicPublish turns allow_atomic on for an existing stream, leaving

@@ -35,6 +35,9 @@ type StreamSpec struct {
 	// or RetentionInterest. The last two remove a message once consumers
 	// acknowledged it: pipelines read them with an AckingSource.
 	Retention string
+	// AllowAtomic makes a created stream accept atomic batch publish
+	// (allow_atomic), and requires it of an existing one.
+	AllowAtomic bool
 }
 
 // Stream retentions of StreamSpec.
@@ -103,6 +106,8 @@ func (s StreamSpec) config() jetstream.StreamConfig {
 		Duplicates: s.DuplicateWindow,
 		Storage:    storage,
 		Retention:  retention,
+
+		AllowAtomicPublish: s.AllowAtomic,
 	}
 }
 
@@ -168,6 +173,9 @@ func streamDiffs(s StreamSpec, have jetstream.StreamConfig) []string {
 	}
 	if want := s.config().Retention; s.Retention != "" && have.Retention != want {
 		diffs = append(diffs, fmt.Sprintf("its retention is %s, not %s", have.Retention, want))
+	}
+	if s.AllowAtomic && !have.AllowAtomicPublish {
+		diffs = append(diffs, "it does not allow atomic batch publish (allow_atomic is false; enable it with EnableAtomicPublish)")
 	}
 	if s.DuplicateWindow > 0 && have.Duplicates < s.DuplicateWindow {
 		diffs = append(diffs, fmt.Sprintf("its duplicate window %s is shorter than the declared %s", have.Duplicates, s.DuplicateWindow))
