@@ -185,6 +185,9 @@ func (p *Pipeline) publishCommitted(ctx context.Context, id uint64) error {
 		return fmt.Errorf("publishing the transactional outputs of checkpoint %d: %w; they stay staged and are published when the pipeline restarts", id, err)
 	}
 	p.transactionalPublished.Add(uint64(n))
+	if err := markPublished(p.cfg.DataDir, id); err != nil {
+		return err
+	}
 	if n > 0 {
 		p.logger.Debug("transactional outputs published", "checkpoint", id, "outputs", n, "duration", time.Since(start))
 	}
@@ -199,4 +202,25 @@ func (p *Pipeline) hasTransactionalSink() bool {
 		}
 	}
 	return false
+}
+
+// publishRestored publishes the outbox of the restored checkpoint, unless
+// an earlier run already published it (the data dir's mark): then the
+// outbox is only dropped from the live state.
+func (p *Pipeline) publishRestored(ctx context.Context, id uint64) error {
+	if !p.hasTransactionalSink() {
+		return nil
+	}
+	through, err := publishedThrough(p.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if id > through {
+		p.logger.Info("publishing the transactional outputs the restored checkpoint holds", "checkpoint", id)
+		return p.publishCommitted(ctx, id)
+	}
+	if err := p.store.DeleteOutbox(id); err != nil {
+		return fmt.Errorf("dropping the already published outbox of checkpoint %d: %w", id, err)
+	}
+	return nil
 }

@@ -78,6 +78,9 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if p.lock, err = lockDataDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
+	if err := importFromSavepoint(ctx, cfg, &p.opts.Recovery, p.logger); err != nil {
+		return nil, err
+	}
 	if hasRegistryModules(cfg) {
 		// The registry lives on the pipeline's server: connect first.
 		if err := p.connect(ctx); err != nil {

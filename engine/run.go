@@ -17,7 +17,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		// A crash between a checkpoint's completion and the publication of
 		// its transactional outputs left them staged in it: publish them
 		// before anything new is produced.
-		if err := p.publishCommitted(ctx, p.restored.manifest.ID); err != nil {
+		if err := p.publishRestored(ctx, p.restored.manifest.ID); err != nil {
 			return err
 		}
 	}

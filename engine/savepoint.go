@@ -76,7 +76,7 @@ type SavepointResult struct {
 // taken from the configured module files, the module cache or an earlier
 // savepoint.
 func CreateSavepoint(ctx context.Context, cfg *config.Pipeline, opts SavepointOptions, logger hclog.Logger) (SavepointResult, error) {
-	logger = cmp.Or[hclog.Logger](logger, hclog.NewNullLogger())
+	logger = orNullLogger(logger)
 	if opts.Name != "" {
 		if err := checkpoint.ValidateSavepointName(opts.Name); err != nil {
 			return SavepointResult{}, err
@@ -155,6 +155,13 @@ func savepointSource(ctx context.Context, cfg *config.Pipeline, opts SavepointOp
 	}
 	logger.Info("checkpoint taken for the savepoint", "checkpoint", r.ID, "duration", r.Duration)
 	return savepointSrc{id: r.ID, triggered: true, release: func() {}}, nil
+}
+
+func orNullLogger(l hclog.Logger) hclog.Logger {
+	if l == nil {
+		return hclog.NewNullLogger()
+	}
+	return l
 }
 
 // sync1 returns f made safe to call more than once.
@@ -253,7 +260,7 @@ func ImportSavepoint(ctx context.Context, cfg *config.Pipeline, ref string, logg
 		return 0, fmt.Errorf("%w %s: %w", ErrSavepointRestore, ref, err)
 	}
 	defer lock.Close()
-	a, err := importSavepoint(ctx, cfg, ref, cmp.Or[hclog.Logger](logger, hclog.NewNullLogger()))
+	a, err := importSavepoint(ctx, cfg, ref, orNullLogger(logger))
 	return a.ID, err
 }
 
@@ -286,7 +293,10 @@ func importSavepoint(ctx context.Context, cfg *config.Pipeline, ref string, logg
 		a, err = adoptFromObjectStore(ctx, cfg, pipeline, name, logger)
 	case refLocal:
 		local = checkpoint.SavepointDir(SavepointRoot(cfg), name)
-		a, err = checkpoint.AdoptSavepoint(SavepointRoot(cfg), name, root)
+		if a, err = checkpoint.AdoptSavepoint(SavepointRoot(cfg), name, root); errors.Is(err, checkpoint.ErrSavepointNotFound) {
+			names, _ := checkpoint.ListSavepoints(SavepointRoot(cfg))
+			err = fmt.Errorf("%w; savepoints there: %s; or give an archive FILE or objectstore:NAME", err, cmp.Or(strings.Join(names, ", "), "none"))
+		}
 	default:
 		a, err = adoptArchiveFile(ref, root)
 	}

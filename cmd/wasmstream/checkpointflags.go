@@ -39,3 +39,11 @@ func (f checkpointFlags) options() (engine.CheckpointOptions, error) {
 	}
 	return o, nil
 }
+
+// addSavepointFlag registers --from-savepoint on the run command: the
+// savepoint becomes a retained checkpoint of the data dir (engine
+// importFromSavepoint), which the run then restores.
+func addSavepointFlag(cmd *cobra.Command, r *engine.RecoveryOptions) {
+	cmd.Flags().StringVar(&r.FromSavepoint, "from-savepoint", "",
+		"restore a savepoint: its NAME in the data dir, an archive FILE (savepoint export), or objectstore:NAME")
+}

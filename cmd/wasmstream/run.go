@@ -49,7 +49,8 @@ checkpoint, --empty-state starts over, --allow-operator-change accepts a new mod
 		Example: `  wasmstream run examples/payment-risk/pipeline.hcl
   wasmstream run pipeline.hcl --stop-when-idle 2s --log-format json
   wasmstream run pipeline.hcl --checkpoint-interval 1s --checkpoint-mode unaligned
-  wasmstream run pipeline.hcl --from-checkpoint 41`,
+  wasmstream run pipeline.hcl --from-checkpoint 41
+  wasmstream run pipeline.hcl --from-savepoint before-upgrade`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPipeline(cmd, g, f, args[0]) },
 	}
@@ -58,6 +59,7 @@ checkpoint, --empty-state starts over, --allow-operator-change accepts a new mod
 	cmd.Flags().Uint64Var(&f.recovery.FromCheckpoint, "from-checkpoint", 0, "restore this retained checkpoint instead of the newest (a rollback)")
 	cmd.Flags().BoolVar(&f.recovery.EmptyState, "empty-state", false, "start from empty state and the configured source starts although checkpoints exist (they are kept)")
 	cmd.Flags().BoolVar(&f.recovery.AllowOperatorChange, "allow-operator-change", false, "restore state written by another version of an operator module")
+	addSavepointFlag(cmd, &f.recovery)
 	cmd.Flags().StringVar(&f.engine, "engine", string(host.EngineCompiler), "wazero engine: compiler or interpreter")
 	cmd.Flags().IntVar(&f.fetchBatch, "fetch-batch", 1024, "most records a source fetches at once")
 	return cmd

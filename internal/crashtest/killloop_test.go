@@ -17,6 +17,14 @@ type killLoopCase struct {
 	args    []string // flags of every run, reference included
 	records int
 	kills   int
+
+	// Optional hooks of the sink loops. beforeRuns runs once the loop's
+	// world has its input, before its first run; afterKill after each kill,
+	// before the next run; outputs accounts the outputs at the end in
+	// place of checkOutputs on the stored ones.
+	beforeRuns func(t *testing.T, w *world)
+	afterKill  func(t *testing.T, w *world, c *child)
+	outputs    func(t *testing.T, w, ref *world) outputCheck
 }
 
 // Kill delays are drawn from [killMin, killMax) after the child's start.
@@ -82,8 +90,11 @@ func runKillLoop(t *testing.T, kc killLoopCase) {
 	kc.publish(t, w)
 	// The reference runs meanwhile: it shares nothing with the loop.
 	refRun := ref.startToIdle(t, kc.args...)
+	if kc.beforeRuns != nil {
+		kc.beforeRuns(t, w)
+	}
 	runArgs := append([]string{"--checkpoint-interval", "200ms"}, kc.args...)
-	st := killRuns(t, w, kc.kills, uint64(kc.records), rand.New(rand.NewPCG(seed, 0)), runArgs)
+	st := killRuns(t, w, kc, rand.New(rand.NewPCG(seed, 0)), runArgs)
 	newest := w.newestOrZero(t)
 	final := w.runToCompletion(t, runArgs...)
 	requireRestoredNewest(t, final, newest)
@@ -94,13 +105,13 @@ func runKillLoop(t *testing.T, kc killLoopCase) {
 	checkKillLoop(t, kc, seed, st, w, ref)
 }
 
-// killRuns starts and kills the pipeline kills times. Every third kill
+// killRuns starts and kills the pipeline kc.kills times. Every third kill
 // waits for the run's first checkpoint, so some kills certainly hit a run
 // that has checkpointed.
-func killRuns(t *testing.T, w *world, kills int, records uint64, rng *rand.Rand, args []string) killStats {
+func killRuns(t *testing.T, w *world, kc killLoopCase, rng *rand.Rand, args []string) killStats {
 	t.Helper()
 	var st killStats
-	for i := range kills {
+	for i := range kc.kills {
 		newest := w.newestOrZero(t)
 		c := w.start(t, nil, args...)
 		killAt := c.started.Add(killMin + time.Duration(rng.Int64N(int64(killMax-killMin))))
@@ -111,7 +122,10 @@ func killRuns(t *testing.T, w *world, kills int, records uint64, rng *rand.Rand,
 		time.Sleep(time.Until(killAt))
 		c.kill(t)
 		requireRestoredNewest(t, c, newest)
-		st.record(t, w, c, records)
+		st.record(t, w, c, uint64(kc.records))
+		if kc.afterKill != nil {
+			kc.afterKill(t, w, c)
+		}
 	}
 	return st
 }
@@ -125,13 +139,18 @@ func checkKillLoop(t *testing.T, kc killLoopCase, seed uint64, st killStats, w, 
 	if len(diffStates(got, want, 1)) > 0 {
 		stateResult = "DIFFERENT"
 	}
-	oc := checkOutputs(w.outputs(t), w.expectedOutputs(t), payloads(ref.outputs(t)))
+	var oc outputCheck
+	if kc.outputs != nil {
+		oc = kc.outputs(t, w, ref)
+	} else {
+		oc = checkOutputs(w.outputs(t), w.expectedOutputs(t), payloads(ref.outputs(t)))
+	}
 	t.Logf("%s: seed %d, %d kills (%d after a checkpoint of their run, %d before every output was stored), %d checkpoints completed, outputs stored after each kill %v",
 		kc.name, seed, st.kills, st.afterCheckpoint, st.midInput, st.checkpoints, st.progress)
 	t.Logf("%s: %d outputs stored, %d lost, %d duplicates, %d unexpected, %d differ from the reference; final state %s",
 		kc.name, oc.stored, oc.lost, oc.duplicates, oc.unexpected, oc.differing, stateResult)
-	fmt.Printf("CRASHTEST-SUMMARY %s: records=%d kills=%d kills_after_checkpoint=%d kills_mid_input=%d checkpoints=%d lost=%d duplicates=%d final_state=%s seed=%d\n",
-		kc.name, kc.records, st.kills, st.afterCheckpoint, st.midInput, st.checkpoints, oc.lost, oc.duplicates, stateResult, seed)
+	fmt.Printf("CRASHTEST-SUMMARY %s: records=%d kills=%d kills_after_checkpoint=%d kills_mid_input=%d checkpoints=%d lost=%d duplicates=%d final_state=%s seed=%d%s\n",
+		kc.name, kc.records, st.kills, st.afterCheckpoint, st.midInput, st.checkpoints, oc.lost, oc.duplicates, stateResult, seed, oc.detail)
 	requireSameState(t, kc.name, got, want)
 	oc.require(t, kc.name)
 	if st.afterCheckpoint == 0 {

@@ -3,6 +3,7 @@ package crashtest
 import (
 	"context"
 	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -25,29 +26,28 @@ const (
 // natsServer is the test's own JetStream server. It lives in the test
 // process, so a child killed with SIGKILL loses nothing the server stored.
 type natsServer struct {
-	url string
-	nc  *nats.Conn
-	js  jetstream.JetStream
+	url      string
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	storeDir string
+	port     int
+	ns       *server.Server // replaced by restart
 }
 
 // startServer starts a JetStream server on a random port of 127.0.0.1 with
 // its store in a temporary directory; the test's cleanup stops it.
 func startServer(t *testing.T) *natsServer {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
-		StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
+	s := &natsServer{storeDir: t.TempDir(), port: server.RANDOM_PORT}
+	s.ns = runServer(t, s.storeDir, s.port)
 	t.Cleanup(func() {
-		ns.Shutdown()
-		ns.WaitForShutdown()
+		s.ns.Shutdown()
+		s.ns.WaitForShutdown()
 	})
-	if !ns.ReadyForConnections(30 * time.Second) {
-		t.Fatal("the test's NATS server does not accept connections")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
+	s.url = s.ns.ClientURL()
+	s.port = s.ns.Addr().(*net.TCPAddr).Port
+	// The test's own connection outlives a restart of the server.
+	nc, err := nats.Connect(s.url, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,16 +56,66 @@ func startServer(t *testing.T) *natsServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &natsServer{url: ns.ClientURL(), nc: nc, js: js}
+	s.nc, s.js = nc, js
+	return s
+}
+
+// runServer starts a JetStream server on port (server.RANDOM_PORT: any)
+// of 127.0.0.1 with its store in storeDir.
+func runServer(t *testing.T, storeDir string, port int) *server.Server {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
+		StoreDir: storeDir, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		ns.Shutdown()
+		t.Fatal("the test's NATS server does not accept connections")
+	}
+	return ns
+}
+
+// restart shuts the server down, waits for outage, and starts it again on
+// the same port and store, as an operator restarting NATS would. It
+// returns once the test's own connection reaches JetStream again.
+func (s *natsServer) restart(t *testing.T, outage time.Duration) {
+	t.Helper()
+	s.ns.Shutdown()
+	s.ns.WaitForShutdown()
+	time.Sleep(outage)
+	s.ns = runServer(t, s.storeDir, s.port)
+	deadline := time.Now().Add(waitLimit)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := s.js.AccountInfo(ctx)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("JetStream is not reachable %s after the server's restart: %v", waitLimit, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // createStreams creates the streams cfg declares, as the pipeline would, so
-// that inputs can be published before its first run.
+// that inputs can be published before its first run: a stream capturing a
+// transactional sink's subject allows atomic batch publish.
 func (s *natsServer) createStreams(t *testing.T, cfg *config.Pipeline) {
 	t.Helper()
+	atomic := map[string]bool{}
+	for _, sk := range cfg.Sinks {
+		if st := cfg.StreamCapturing(sk.Subject); st != nil && sk.Mode == config.ModeTransactional {
+			atomic[st.Name] = true
+		}
+	}
 	for _, st := range cfg.Streams {
 		_, err := s.js.CreateStream(context.Background(), jetstream.StreamConfig{
-			Name: st.Name, Subjects: st.Subjects, Duplicates: st.DuplicateWindow, Storage: jetstream.FileStorage})
+			Name: st.Name, Subjects: st.Subjects, Duplicates: st.DuplicateWindow, Storage: jetstream.FileStorage,
+			AllowAtomicPublish: atomic[st.Name]})
 		if err != nil {
 			t.Fatalf("create stream %s: %v", st.Name, err)
 		}
@@ -175,10 +225,17 @@ func (s *natsServer) storedCount(t *testing.T, stream string) uint64 {
 // explains what it waited for with describe.
 func (s *natsServer) waitStored(t *testing.T, stream string, n uint64, describe func() string) {
 	t.Helper()
+	s.waitStoredUnless(t, stream, n, func() bool { return false }, describe)
+}
+
+// waitStoredUnless is waitStored that also returns as soon as stop
+// reports true.
+func (s *natsServer) waitStoredUnless(t *testing.T, stream string, n uint64, stop func() bool, describe func() string) {
+	t.Helper()
 	deadline := time.Now().Add(waitLimit)
 	for {
 		got := s.storedCount(t, stream)
-		if got >= n {
+		if got >= n || stop() {
 			return
 		}
 		if time.Now().After(deadline) {

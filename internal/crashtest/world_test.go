@@ -1,6 +1,7 @@
 package crashtest
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,7 +29,26 @@ type pipelineSpec struct {
 	keyField    string // JSON field holding the record key
 	sources     []string
 	parallelism int
+	// sink is the output sink's block; the zero value is the default
+	// (idempotent, ids from stream sequences).
+	sink sinkSpec
 }
+
+// sinkSpec is how a test pipeline delivers its outputs.
+type sinkSpec struct {
+	mode      string // config.ModeXxx; "" leaves the default (idempotent)
+	batchSize int    // outputs per atomic batch (transactional); 0 leaves the default
+	// eventIDHeader, when set, is every source's event_id header: the
+	// inputs' own Nats-Msg-Id serves, so idempotent output ids come from
+	// the event, not from the stream sequence.
+	eventIDHeader string
+	// duplicateWindow is the output stream's; "" is 10m, more than any
+	// test takes.
+	duplicateWindow string
+}
+
+// effectiveMode is the sink's mode, the default spelled out.
+func (s sinkSpec) effectiveMode() string { return cmp.Or(s.mode, config.DefaultSinkMode) }
 
 // riskSpec is the payment-risk operator on one source, "payments".
 func riskSpec(t *testing.T) pipelineSpec {
@@ -84,12 +104,24 @@ func (w *world) hcl() string {
 	fmt.Fprintf(&b, "name     = %q\ndata_dir = %q\nserver {\n  url = %q\n}\n", pipelineName, filepath.Join(w.dir, "data"), w.srv.url)
 	for _, s := range w.spec.sources {
 		fmt.Fprintf(&b, "stream %q {\n  subjects = [%q]\n}\n", inputStream(s), inputSubject(s))
-		fmt.Fprintf(&b, "source %q {\n  stream = %q\n}\n", s, inputStream(s))
+		fmt.Fprintf(&b, "source %q {\n  stream = %q\n", s, inputStream(s))
+		if h := w.spec.sink.eventIDHeader; h != "" {
+			fmt.Fprintf(&b, "  event_id {\n    header = %q\n  }\n", h)
+		}
+		b.WriteString("}\n")
 	}
-	fmt.Fprintf(&b, "stream %q {\n  subjects         = [\"out.>\"]\n  duplicate_window = \"10m\"\n}\n", outputStream)
+	window := cmp.Or(w.spec.sink.duplicateWindow, "10m")
+	fmt.Fprintf(&b, "stream %q {\n  subjects         = [\"out.>\"]\n  duplicate_window = %q\n}\n", outputStream, window)
 	fmt.Fprintf(&b, "operator %q {\n  module      = %q\n  inputs      = [%s]\n  key {\n    json_field = %q\n  }\n  parallelism = %d\n  outputs     = { out = \"results\" }\n}\n",
 		w.spec.operator, w.spec.module, quoteList(w.spec.sources), w.spec.keyField, w.spec.parallelism)
-	b.WriteString("sink \"results\" {\n  subject = \"out.results\"\n}\n")
+	b.WriteString("sink \"results\" {\n  subject = \"out.results\"\n")
+	if m := w.spec.sink.mode; m != "" {
+		fmt.Fprintf(&b, "  mode    = %q\n", m)
+	}
+	if n := w.spec.sink.batchSize; n > 0 {
+		fmt.Fprintf(&b, "  batch_size = %d\n", n)
+	}
+	b.WriteString("}\n")
 	return b.String()
 }
 
@@ -239,12 +271,31 @@ func (w *world) outputID(source string, seq uint64) string {
 	return fmt.Sprintf("%s.%s.%s.%d.0", pipelineName, w.spec.operator, source, seq)
 }
 
+// eventOutputID is the Nats-Msg-Id of the first output of the input whose
+// event id is eventID, for an idempotent sink whose sources declare one.
+func (w *world) eventOutputID(source, eventID string) string {
+	return fmt.Sprintf("%s.%s.%s.id:%s.0", pipelineName, w.spec.operator, source, eventID)
+}
+
 // expectedOutputs lists one output id per stored input of every source:
-// the test operators emit exactly one output per accepted record.
+// the test operators emit exactly one output per accepted record. The ids
+// come from the event ids when an idempotent sink has them, else from the
+// stream sequences; an at_least_once sink has none to list.
 func (w *world) expectedOutputs(t *testing.T) []string {
 	t.Helper()
+	mode := w.spec.sink.effectiveMode()
+	if mode == config.ModeAtLeastOnce {
+		t.Fatalf("%s: an at_least_once sink's outputs carry no ids to expect; compare payloads", w.name)
+	}
+	byEvent := mode == config.ModeIdempotent && w.spec.sink.eventIDHeader != ""
 	var ids []string
 	for _, s := range w.spec.sources {
+		if byEvent {
+			for _, in := range w.srv.readStream(t, inputStream(s)) {
+				ids = append(ids, w.eventOutputID(s, in.header.Get(w.spec.sink.eventIDHeader)))
+			}
+			continue
+		}
 		last := w.srv.streamLastSeq(t, inputStream(s))
 		for seq := uint64(1); seq <= last; seq++ {
 			ids = append(ids, w.outputID(s, seq))

@@ -1,0 +1,123 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// embeddedJetStream starts a real embedded JetStream server on a random
+// port with a fresh store, closed when the test ends.
+func embeddedJetStream(t *testing.T) *natsio.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := natsio.Connect(ctx, natsio.ServerOptions{StoreDir: t.TempDir(), EmbeddedPort: natsio.RandomPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func storeCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestSavepointStoreRoundTrip(t *testing.T) {
+	ctx := storeCtx(t)
+	conn := embeddedJetStream(t)
+	store := NewSavepointStore(conn, "")
+	// Nothing stored yet: empty, and a clear not-found.
+	if all, err := store.List(ctx, "payments"); err != nil || len(all) != 0 {
+		t.Fatalf("List before any Put = %v, %v", all, err)
+	}
+	_, _, err := store.Get(ctx, "payments", "x")
+	wantErr(t, err, ErrSavepointNotFound, "payments/x.tar", "does not exist")
+
+	f := newSPFixture(t)
+	sp := f.savepoint(t, 4, "x")
+	st, err := store.Put(ctx, f.spRoot, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Object != "payments/x.tar" || st.Bucket != SavepointBucket || st.CheckpointID != 4 || !st.Created.Equal(sp.Info.Created) ||
+		st.Description != sp.Info.Description || st.Size != uint64(len(archiveOf(t, f.spRoot, "x"))) || st.AlreadyStored {
+		t.Fatalf("stored %+v", st)
+	}
+	if again, err := store.Put(ctx, f.spRoot, "x"); err != nil || !again.AlreadyStored {
+		t.Fatalf("second Put: %+v, %v; want AlreadyStored", again, err)
+	}
+	if all, err := store.List(ctx, "payments"); err != nil || len(all) != 1 || all[0].Name != "x" {
+		t.Fatalf("List = %+v, %v", all, err)
+	}
+	if all, _ := store.List(ctx, "other"); len(all) != 0 {
+		t.Fatalf("another pipeline's list holds %+v", all)
+	}
+
+	// Another machine: an empty data dir imports it, or adopts it as a
+	// checkpoint.
+	r, got, err := store.Get(ctx, "payments", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "savepoints")
+	imported, _, err := ImportArchive(r, other, "")
+	r.Close()
+	if err != nil || !reflect.DeepEqual(imported.Info, sp.Info) || got.Name != "x" {
+		t.Fatalf("import from the store: %+v, %v", imported.Info, err)
+	}
+	r, _, err = store.Get(ctx, "payments", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckRoot := filepath.Join(t.TempDir(), "checkpoints")
+	a, err := AdoptArchive(r, ckRoot)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	adopted(t, ckRoot, a, sp)
+
+	if err := store.Remove(ctx, "payments", "x"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = store.Get(ctx, "payments", "x")
+	wantErr(t, err, ErrSavepointNotFound, "payments/x.tar", "no savepoints there")
+	wantErr(t, store.Remove(ctx, "payments", "x"), ErrSavepointNotFound)
+}
+
+func TestSavepointStoreNeverReplacesAnotherSavepoint(t *testing.T) {
+	ctx := storeCtx(t)
+	store := NewSavepointStore(embeddedJetStream(t), "")
+	a, b := newSPFixture(t), newSPFixture(t)
+	a.savepoint(t, 1, "x")
+	b.checkpoint(t, 1)
+	b.savepoint(t, 2, "x")
+	if _, err := store.Put(ctx, a.spRoot, "x"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := store.Put(ctx, b.spRoot, "x")
+	wantErr(t, err, ErrSavepointExists, "payments/x.tar", "another savepoint")
+	r, st, err := store.Get(ctx, "payments", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if st.CheckpointID != 1 {
+		t.Fatalf("the stored savepoint is of checkpoint %d, want the first one's 1", st.CheckpointID)
+	}
+	_, _, err = store.Get(ctx, "payments", "y")
+	wantErr(t, err, ErrSavepointNotFound, "pipeline payments has: x")
+	_, _, err = store.Get(ctx, "payments", "Y/../x")
+	if !errors.Is(err, ErrSavepointName) {
+		t.Fatalf("a name with a path: %v", err)
+	}
+}

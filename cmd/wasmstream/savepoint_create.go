@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/engine"
+)
+
+type savepointCreateFlags struct {
+	opts   engine.SavepointOptions
+	asJSON bool
+}
+
+func newSavepointCreateCommand(g *globalFlags) *cobra.Command {
+	f := &savepointCreateFlags{}
+	cmd := &cobra.Command{
+		Use:   "create PIPELINE.hcl",
+		Short: "Save a checkpoint of the pipeline as a savepoint",
+		Long: `Create saves a checkpoint as a savepoint in <data_dir>/savepoints/NAME. When the pipeline
+runs, it asks it for a checkpoint now (as "checkpoints trigger" does) and saves that one;
+otherwise it saves the newest completed checkpoint, or the retained one --checkpoint
+names. Every file is copied and verified against the checkpoint's manifest, and the
+operator modules that wrote the state are copied with it (from the configured module
+files, the module cache or an earlier savepoint), so the savepoint is self-contained.
+A damaged checkpoint is refused, naming the bad file; nothing is saved.
+
+The default name is sp-<checkpoint id>-<yyyymmdd>t<hhmmss> (UTC). Names are 1..64 of
+a-z, 0-9, _ and -, and are never reused: remove a savepoint before reusing its name.
+
+--to-object-store also stores the savepoint's archive in the Object Store bucket
+` + checkpoint.SavepointBucket + ` of the pipeline's NATS, as PIPELINE/NAME.tar.
+
+With --json: {"name", "pipeline", "checkpoint_id", "triggered", "dir", "created",
+"description", "state_files", "state_bytes", "module_bytes", "positions": {source:
+last_sequence}, "modules": [{"operator", "sha256", "size"}], "object_store": {...}}.`,
+		Example: `  wasmstream savepoint create pipeline.hcl
+  wasmstream savepoint create pipeline.hcl --name before-v2 --description "before the v2 rollout"
+  wasmstream savepoint create pipeline.hcl --checkpoint 41 --to-object-store`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(args[0], cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			res, err := engine.CreateSavepoint(ctx, cfg, f.opts, newLogger(g, cfg))
+			if err != nil && res.Savepoint.Dir == "" {
+				return err
+			}
+			if f.asJSON {
+				if jerr := writeJSON(cmd.OutOrStdout(), createdJSON(res)); jerr != nil {
+					return jerr
+				}
+			} else {
+				writeCreated(cmd.OutOrStdout(), res)
+			}
+			return err // saved, but not stored in the Object Store
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.opts.Name, "name", "", "the savepoint's name (default sp-<checkpoint id>-<time>)")
+	fl.StringVar(&f.opts.Description, "description", "", "a note kept with the savepoint")
+	fl.Uint64Var(&f.opts.Checkpoint, "checkpoint", 0, "save this retained checkpoint instead of a new (running) or the newest (stopped) one")
+	fl.BoolVar(&f.opts.ToObjectStore, "to-object-store", false, "also store the savepoint in the Object Store of the pipeline's NATS")
+	fl.DurationVar(&f.opts.TriggerTimeout, "timeout", 2*time.Minute, "how long to wait for the running pipeline's checkpoint")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON instead of text")
+	return cmd
+}
+
+// savepointJSON is a savepoint as the subcommands print it.
+type savepointJSON struct {
+	Name         string                       `json:"name"`
+	Pipeline     string                       `json:"pipeline"`
+	CheckpointID uint64                       `json:"checkpoint_id"`
+	Dir          string                       `json:"dir"`
+	Created      time.Time                    `json:"created"`
+	Description  string                       `json:"description"`
+	StateFiles   int                          `json:"state_files"`
+	StateBytes   int64                        `json:"state_bytes"`
+	ModuleBytes  int64                        `json:"module_bytes"`
+	Positions    map[string]uint64            `json:"positions"`
+	Modules      []checkpoint.SavepointModule `json:"modules"`
+}
+
+func toSavepointJSON(sp checkpoint.Savepoint) savepointJSON {
+	pos := map[string]uint64{}
+	for _, s := range sp.Manifest.Sources {
+		pos[s.Name] = s.LastSequence
+	}
+	return savepointJSON{Name: sp.Info.Name, Pipeline: sp.Info.Pipeline, CheckpointID: sp.Info.CheckpointID, Dir: sp.Dir,
+		Created: sp.Info.Created, Description: sp.Info.Description, StateFiles: len(sp.Manifest.Files),
+		StateBytes: sp.StateBytes(), ModuleBytes: sp.ModuleBytes(), Positions: pos, Modules: sp.Info.Modules}
+}
+
+type createdSavepointJSON struct {
+	savepointJSON
+	Triggered   bool                        `json:"triggered"`
+	ObjectStore *checkpoint.StoredSavepoint `json:"object_store,omitempty"`
+}
+
+func createdJSON(res engine.SavepointResult) createdSavepointJSON {
+	return createdSavepointJSON{savepointJSON: toSavepointJSON(res.Savepoint), Triggered: res.Triggered, ObjectStore: res.Stored}
+}
+
+// writeCreated prints what was saved: the checkpoint, its size, positions
+// and modules, and where it went.
+func writeCreated(out io.Writer, res engine.SavepointResult) {
+	sp := res.Savepoint
+	how := "the newest checkpoint; the pipeline is not running"
+	if res.Triggered {
+		how = "a checkpoint the running pipeline took for it"
+	}
+	fmt.Fprintf(out, "savepoint %s created from checkpoint %d (%s)\n", sp.Info.Name, sp.Info.CheckpointID, how)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	writeSavepointFacts(tw, sp)
+	if res.Stored != nil {
+		fmt.Fprintf(tw, "  object store\t%s in bucket %s on %s (%s)\n", res.Stored.Object, res.Stored.Bucket, res.Server, humanBytes(int64(res.Stored.Size)))
+	}
+	_ = tw.Flush()
+}
+
+// writeSavepointFacts prints the rows create and inspect share to a
+// tabwriter the caller flushes.
+func writeSavepointFacts(tw io.Writer, sp checkpoint.Savepoint) {
+	fmt.Fprintf(tw, "  directory\t%s\n", sp.Dir)
+	fmt.Fprintf(tw, "  pipeline\t%s\n", sp.Info.Pipeline)
+	fmt.Fprintf(tw, "  created\t%s\n", sp.Info.Created.UTC().Format(timeLayout))
+	fmt.Fprintf(tw, "  description\t%s\n", dashIfEmpty(sp.Info.Description))
+	fmt.Fprintf(tw, "  state\t%d files, %s (%d bytes)\n", len(sp.Manifest.Files), humanBytes(sp.StateBytes()), sp.StateBytes())
+	fmt.Fprintf(tw, "  positions\t%s\n", formatPositions(sp.Manifest.Sources))
+	fmt.Fprintf(tw, "  modules\t%s, %s\n", formatOperators(sp.Manifest.Operators), humanBytes(sp.ModuleBytes()))
+}

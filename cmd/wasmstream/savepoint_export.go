@@ -1,0 +1,129 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+)
+
+type savepointExportFlags struct {
+	savepointCmdFlags
+	objectStore bool
+}
+
+func newSavepointExportCommand(g *globalFlags) *cobra.Command {
+	f := &savepointExportFlags{}
+	cmd := &cobra.Command{
+		Use:   "export (PIPELINE.hcl | --data-dir DIR) NAME (FILE | --to-object-store)",
+		Short: "Write a savepoint as one archive file, or store it in the Object Store",
+		Long: `Export writes savepoint NAME as one archive (a tar holding SAVEPOINT.json, MANIFEST.json,
+the checkpoint's files and the modules; format in checkpoint/FORMAT.md) to FILE, or to
+standard output for "-". Every file is checked against its recorded SHA-256 on the way;
+a damaged savepoint is refused, naming the file, and FILE is not created. FILE is
+written under a temporary name and renamed, so it is either complete or absent. Copy it
+anywhere and restore it there with "run --from-savepoint FILE" or "savepoint import".
+
+--to-object-store stores the archive in the Object Store bucket ` + checkpoint.SavepointBucket + ` of
+the pipeline's NATS instead, as PIPELINE/NAME.tar (the pipeline file is needed).`,
+		Example: `  wasmstream savepoint export pipeline.hcl before-v2 before-v2.tar
+  wasmstream savepoint export --data-dir /var/lib/payment-risk before-v2 - | ssh other 'cat > before-v2.tar'
+  wasmstream savepoint export pipeline.hcl before-v2 --to-object-store`,
+		Args: f.args(1, 2, "the savepoint name and the archive file (or --to-object-store)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, rest, err := f.target(cmd, args)
+			if err != nil {
+				return err
+			}
+			switch {
+			case f.objectStore && len(rest) == 2:
+				return errors.New("give FILE or --to-object-store, not both")
+			case f.objectStore:
+				return pushSavepoint(cmd, g, t, rest[0])
+			case len(rest) == 1:
+				return fmt.Errorf("%s: give the archive FILE (- for standard output) or --to-object-store", cmd.CommandPath())
+			}
+			return exportSavepoint(cmd, t, rest[0], rest[1])
+		},
+	}
+	f.addFlags(cmd)
+	cmd.Flags().BoolVar(&f.objectStore, "to-object-store", false, "store the archive in the Object Store of the pipeline's NATS")
+	return cmd
+}
+
+// exportSavepoint writes the archive to path and prints its size and hash,
+// so the copy can be checked wherever it lands.
+func exportSavepoint(cmd *cobra.Command, t savepointTarget, name, path string) error {
+	if path == "-" {
+		if err := checkpoint.WriteArchive(cmd.OutOrStdout(), t.root(), name); err != nil {
+			return explainSavepointNotFound(t.root(), err)
+		}
+		return nil
+	}
+	n, sum, err := writeArchiveFile(t.root(), name, path)
+	if err != nil {
+		return explainSavepointNotFound(t.root(), err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "exported savepoint %s to %s (%s, %d bytes, sha256 %s)\n", name, path, humanBytes(n), n, sum)
+	return nil
+}
+
+// writeArchiveFile writes the archive to a temporary file beside path,
+// syncs it and renames it into place.
+func writeArchiveFile(root, name, path string) (int64, string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return 0, "", err
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	h := sha256.New()
+	cw := &countingWriter{w: io.MultiWriter(tmp, h)}
+	err = checkpoint.WriteArchive(cw, root, name)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return cw.n, hex.EncodeToString(h.Sum(nil)), err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// pushSavepoint stores the savepoint in the Object Store.
+func pushSavepoint(cmd *cobra.Command, g *globalFlags, t savepointTarget, name string) error {
+	s, err := t.store(g)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	st, err := s.store.Put(s.ctx, t.root(), name)
+	if err != nil {
+		return explainSavepointNotFound(t.root(), err)
+	}
+	verb := "stored"
+	if st.AlreadyStored {
+		verb = "already stored"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s savepoint %s as %s in bucket %s on %s (%s)\n", verb, name, st.Object, st.Bucket, s.conn.ClientURL(), humanBytes(int64(st.Size)))
+	return nil
+}

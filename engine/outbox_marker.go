@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The outbox of a checkpoint stays in it after its outputs are published
+// (a checkpoint is immutable), so a restore must know whether they were:
+// re-publishing them later than the output stream's duplicate window would
+// store them twice. The data dir records the newest checkpoint whose
+// transactional outputs are all published; a restore of a checkpoint at or
+// below it drops its outbox instead of publishing it. Checkpoint ids only
+// grow, also after a rollback, so the mark stays right.
+
+// outboxMarkFile holds that checkpoint id.
+func outboxMarkFile(dataDir string) string { return filepath.Join(dataDir, "OUTBOX-PUBLISHED") }
+
+// publishedThrough reads the mark; 0 when none.
+func publishedThrough(dataDir string) (uint64, error) {
+	data, err := os.ReadFile(outboxMarkFile(dataDir))
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	id, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s holds %q, not a checkpoint id; delete it only if no transactional output of a retained checkpoint was published: %w",
+			outboxMarkFile(dataDir), data, err)
+	}
+	return id, nil
+}
+
+// markPublished durably records that the outputs of every checkpoint up to
+// id are published (temp file, fsync, rename, fsync dir).
+func markPublished(dataDir string, id uint64) error {
+	path := outboxMarkFile(dataDir)
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strconv.FormatUint(id, 10) + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("recording that the transactional outputs of checkpoint %d are published: %w", id, err)
+	}
+	d, err := os.Open(dataDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
