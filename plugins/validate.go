@@ -38,7 +38,7 @@ func Validate(ctx context.Context, wasm []byte, lim Limits) (Info, error) {
 	// Before any wazero decoding: its decoder allocates for the counts a
 	// module claims before reading the entries (gigabytes for a few bytes).
 	if err := host.CheckStructure(wasm); err != nil {
-		return Info{}, &ValidationError{Kind: ErrNotWasm, Detail: "malformed WebAssembly: " + err.Error(), Cause: err}
+		return Info{}, &ValidationError{Kind: ErrNotWasm, Detail: "malformed WebAssembly: " + err.Error() + "; the file is damaged or truncated: rebuild it", Cause: err}
 	}
 	info, err := inspect(ctx, wasm)
 	if err != nil {
