@@ -15,6 +15,7 @@ import (
 // into the module cache and pins the full hash it ran (the effective
 // config), and the checkpoint records that module. An unknown name stops Open with an error saying how to push.
 func TestRegistryModuleReferences(t *testing.T) {
+	skipInRacePass(t)
 	s := newSumSetup(t, 1)
 	wasm, err := os.ReadFile(s.module)
 	if err != nil {

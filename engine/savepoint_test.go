@@ -179,6 +179,7 @@ func TestSavepointRestoresIntoAnotherPipeline(t *testing.T) {
 // fresh machine has its own streams, other incarnations of the savepoint's
 // streams; the restore refuses them by design and names the choices.
 func TestSavepointOnAFreshEmbeddedServerIsRefused(t *testing.T) {
+	skipInRacePass(t)
 	ctx := spCtx(t)
 	first := savepointPipeline(t, "sums", urlServer(sharedJetStream(t)), 3)
 	runSums(t, first, Options{}, sumRecords(50, 5, 1))
@@ -252,6 +253,7 @@ func TestSavepointOfARunningPipeline(t *testing.T) {
 // TestSavepointOutlivesRetention: retention removes the checkpoint, not
 // the savepoint, which restores into its own data dir as a rollback.
 func TestSavepointOutlivesRetention(t *testing.T) {
+	skipInRacePass(t)
 	ctx := spCtx(t)
 	cfg := savepointPipeline(t, "sums", urlServer(sharedJetStream(t)), 1)
 	recs1, recs2 := sumRecords(150, 10, 4), sumRecords(120, 10, 5)
@@ -303,6 +305,7 @@ func TestSavepointOutlivesRetention(t *testing.T) {
 }
 
 func TestSavepointRefusals(t *testing.T) {
+	skipInRacePass(t)
 	ctx := spCtx(t)
 	cfg := savepointPipeline(t, "sums", urlServer(sharedJetStream(t)), 3)
 	_, err := CreateSavepoint(ctx, cfg, SavepointOptions{}, nil)

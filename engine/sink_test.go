@@ -94,6 +94,7 @@ func TestTransactionalOutputsAppearOnlyAfterTheirCheckpoint(t *testing.T) {
 // when the source declares one (and from the stream sequence otherwise);
 // at_least_once outputs carry none.
 func TestSinkModeMessageIDs(t *testing.T) {
+	skipInRacePass(t)
 	for _, tc := range []struct {
 		mode, eventID string
 		want          func(id string) bool
@@ -176,6 +177,7 @@ func TestWorkQueueSourceAcknowledgesThroughCheckpoints(t *testing.T) {
 // margin is warned about for idempotent and transactional sinks, never for
 // at_least_once; a short enough interval gives no warning.
 func TestSinkWarnings(t *testing.T) {
+	skipInRacePass(t)
 	s := newSumSetup(t, 1)
 	for _, interval := range []string{"10m", "5m"} {
 		s.checkpoint = fmt.Sprintf("interval = %q", interval)

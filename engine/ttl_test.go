@@ -163,6 +163,7 @@ func TestTTLTracedCaseAcrossRestore(t *testing.T) {
 // is not refused, and a stored expiry is honoured until the entry is
 // written again.
 func TestTTLChangeRestoresCleanly(t *testing.T) {
+	skipInRacePass(t)
 	s := newDedupSetup(t)
 	s.configTTL = "120s"
 	clock := newTestClock()
@@ -193,6 +194,7 @@ func TestTTLChangeRestoresCleanly(t *testing.T) {
 // sees it absent when it returns, whether or not the sweep removed it, and
 // a key that stayed active keeps its own entries.
 func TestTTLDormantKeyReturns(t *testing.T) {
+	skipInRacePass(t)
 	s := newDedupSetup(t)
 	s.configTTL = "60s"
 	cfg, clock := s.load(t), newTestClock()
@@ -237,6 +239,7 @@ func TestTTLCleanupKeepsExpiredOutOfCheckpoints(t *testing.T) {
 // TestTTLWarnings: a TTL shorter than a source's max_duplicate_delay is
 // warned about by validate and at run start; a long enough one is not.
 func TestTTLWarnings(t *testing.T) {
+	skipInRacePass(t)
 	s := newDedupSetup(t)
 	s.configTTL, s.maxDupDelay = "1m", "5m"
 	reports, err := Validate(context.Background(), s.load(t))

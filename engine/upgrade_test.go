@@ -186,6 +186,7 @@ func TestUpgradeMigratesState(t *testing.T) {
 // fails during the restart, and the pipeline restores the same checkpoint
 // with release 2 again and goes on.
 func TestUpgradeRollsBackWhenTheRestartMigrationFails(t *testing.T) {
+	skipInRacePass(t)
 	v2, v3 := riskRelease(t, 2), riskRelease(t, 3)
 	cfg := testPipeline(t, v2, t.TempDir(), testutil.FreePort(t), "")
 	s := serve(t, cfg)
@@ -212,6 +213,7 @@ func TestUpgradeRollsBackWhenTheRestartMigrationFails(t *testing.T) {
 // (total v2) is refused by release 1, which declares no migration; nothing
 // changes.
 func TestRestoreRefusesAnOlderStateVersion(t *testing.T) {
+	skipInRacePass(t)
 	v1, v2 := riskRelease(t, 1), riskRelease(t, 2)
 	dataDir, port := t.TempDir(), testutil.FreePort(t)
 	cfg := testPipeline(t, v2, dataDir, port, "")
