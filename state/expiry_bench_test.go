@@ -2,6 +2,10 @@ package state
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -96,4 +100,85 @@ func BenchmarkChurn(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkChurnOverTime is the churn case at the rate: CHURN_PER_MIN
+// new ids per simulated minute (default 1,000,000 with -benchtime 1x in the
+// recorded run; the benchmark's own default is 20,000 for the CI smoke) for
+// CHURN_MINUTES minutes (default 4), a dedup Get + Put each, flush + commit
+// every 1,000 ids followed by a Sweep of 2,000 entries. It logs the entries
+// in the store at the end of every simulated minute, with a 1-minute TTL and
+// without: bounded with it, growing without.
+func BenchmarkChurnOverTime(b *testing.B) {
+	perMin := envIntOr(b, "CHURN_PER_MIN", 20_000)
+	minutes := envIntOr(b, "CHURN_MINUTES", 4)
+	for _, tc := range []struct {
+		name string
+		ttl  map[string]TTL
+	}{
+		{"ttl_1m", map[string]TTL{"seen": {Duration: time.Minute}}},
+		{"no_ttl", nil},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				sizes := churnOverTime(b, openStoreWith(b, Options{}), perMin, minutes, tc.ttl)
+				b.Logf("%s: %d ids per simulated minute; entries stored after each minute: %v", tc.name, perMin, sizes)
+				b.ReportMetric(float64(sizes[len(sizes)-1]), "final-entries")
+				b.ReportMetric(float64(slices.Max(sizes)), "max-entries")
+			}
+		})
+	}
+}
+
+// churnOverTime runs the churn minute by minute and returns the stored
+// entry count after each minute.
+func churnOverTime(t testing.TB, s *Store, perMin, minutes int, ttl map[string]TTL) []int {
+	clk := newClock()
+	be := ttlBackend(t, s, 0, clk, ttl)
+	step := time.Minute / time.Duration(perMin)
+	var sizes []int
+	for i := range perMin * minutes {
+		if i%100 == 0 {
+			be.BeginBatch()
+		}
+		dedup(t, be, clk, time.Duration(i)*step, fmt.Sprint("id-", i))
+		if i%100 == 99 {
+			be.CommitBatch()
+		}
+		if i%1000 == 999 {
+			flushCommit(t, s, be)
+			if _, err := be.Sweep(2000); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if (i+1)%perMin == 0 {
+			sizes = append(sizes, storedEntries(t, s))
+		}
+	}
+	return sizes
+}
+
+// storedEntries counts the operator's entries in the store.
+func storedEntries(t testing.TB, s *Store) int {
+	n := 0
+	if err := s.Scan("op", KeyGroupRange{0, DefaultMaxParallelism}, func(int, []byte, []byte, []byte) error {
+		n++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// envIntOr reads a positive integer from the environment, or def.
+func envIntOr(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
 }
