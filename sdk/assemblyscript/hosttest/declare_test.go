@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/statetest"
 )
 
 // declared is what test/operators/declares.ts declares with an empty config.
@@ -95,7 +96,7 @@ func TestTTLDedupForgetsIdsAfterTheDeclaredTTL(t *testing.T) {
 		t.Fatalf("declarations %+v, want %+v", decls, want)
 	}
 	var now atomic.Int64
-	g := start(t, m, cfg, newBackend(t, decls, now.Load))
+	g := start(t, m, cfg, statetest.TTLBackend(t, "as", decls, now.Load))
 	for _, step := range []struct {
 		at   time.Duration
 		want int

@@ -14,8 +14,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/statetest"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 	"github.com/wasmstream/wasmstream/state"
 )
@@ -121,7 +121,7 @@ func compile(t testing.TB, wasm []byte) *host.Module {
 func instantiate(t testing.TB, m *host.Module, config string, b *state.Backend) (*guest, error) {
 	t.Helper()
 	if b == nil {
-		b = newBackend(t, nil, nil)
+		b = statetest.TTLBackend(t, "as", nil, nil)
 	}
 	g := &guest{state: b, log: &bytes.Buffer{}}
 	cfg := host.InstanceConfig{
@@ -208,40 +208,4 @@ func (g *guest) errorLogged(t testing.TB, parts ...string) bool {
 		}
 	}
 	return false
-}
-
-// newBackend opens Pebble state whose TTLs come from declarations, with
-// clock as the processing clock (nil: the backend's default), as the
-// engine sets it up.
-func newBackend(t testing.TB, decls []host.StateDeclaration, clock func() int64) *state.Backend {
-	t.Helper()
-	ttls := map[string]state.TTL{}
-	for _, d := range decls {
-		if d.TTLMillis <= 0 {
-			continue
-		}
-		ttl := state.TTL{Duration: time.Duration(d.TTLMillis) * time.Millisecond}
-		if d.Flags&abi.DeclareReadAndWrite != 0 {
-			ttl.Update = state.OnReadAndWrite
-		}
-		if d.Flags&abi.DeclareReturnExpired != 0 {
-			ttl.Visibility = state.ReturnExpiredIfNotCleaned
-		}
-		if d.Flags&abi.DeclareEventTime != 0 {
-			ttl.TimeDomain = state.EventTime
-		}
-		ttls[d.Name] = ttl
-	}
-	s, err := state.Open(t.TempDir(), state.Options{CacheSizeBytes: 8 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	b, err := s.Backend(state.BackendOptions{Operator: "as",
-		Range: state.KeyGroupRange{Start: 0, End: state.DefaultMaxParallelism}, TTL: ttls, Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	return b
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/host"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/statetest"
 )
 
 func declareWasm(tb testing.TB) []byte { return buildGuest(tb, "testdata/declare.c") }
@@ -111,7 +111,7 @@ func TestTTLDedupForgetsIdsAfterTheDeclaredTTL(t *testing.T) {
 
 	var now atomic.Int64
 	g := guestOf(t, mod, cfg)
-	g.state = ttlBackend(t, decls, now.Load)
+	g.state = statetest.TTLBackend(t, "op", decls, now.Load)
 	g.mustStart()
 	for _, step := range []struct {
 		at   time.Duration
@@ -128,41 +128,6 @@ func TestTTLDedupForgetsIdsAfterTheDeclaredTTL(t *testing.T) {
 			t.Fatalf("at +%v: %d outputs, want %d", step.at, len(outs), step.want)
 		}
 	}
-}
-
-// ttlBackend opens Pebble state whose TTLs come from declarations, with
-// clock as the processing clock.
-func ttlBackend(tb testing.TB, decls []host.StateDeclaration, clock func() int64) *state.Backend {
-	tb.Helper()
-	ttls := map[string]state.TTL{}
-	for _, d := range decls {
-		if d.TTLMillis <= 0 {
-			continue
-		}
-		ttl := state.TTL{Duration: time.Duration(d.TTLMillis) * time.Millisecond}
-		if d.Flags&abi.DeclareReadAndWrite != 0 {
-			ttl.Update = state.OnReadAndWrite
-		}
-		if d.Flags&abi.DeclareReturnExpired != 0 {
-			ttl.Visibility = state.ReturnExpiredIfNotCleaned
-		}
-		if d.Flags&abi.DeclareEventTime != 0 {
-			ttl.TimeDomain = state.EventTime
-		}
-		ttls[d.Name] = ttl
-	}
-	s, err := state.Open(tb.TempDir(), state.Options{CacheSizeBytes: 8 << 20})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = s.Close() })
-	b, err := s.Backend(state.BackendOptions{Operator: "op",
-		Range: state.KeyGroupRange{Start: 0, End: state.DefaultMaxParallelism}, TTL: ttls, Clock: clock})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(b.Close)
-	return b
 }
 
 func TestTTLDedupConfig(t *testing.T) {

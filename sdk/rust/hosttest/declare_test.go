@@ -15,7 +15,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/host"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/statetest"
 )
 
 // declareGuest returns the module of sdk/rust/testdata/declare.
@@ -119,7 +119,7 @@ func TestDedupForgetsIdsAfterTheDeclaredTTL(t *testing.T) {
 
 	var now atomic.Int64
 	now.Store(procNs)
-	b := newTTLBackend(t, decls, now.Load)
+	b := statetest.TTLBackend(t, "rust", decls, now.Load)
 	inst, err := m.Instantiate(context.Background(), host.InstanceConfig{
 		Operator: "rust", Config: []byte(`{"ttl_ms":1000}`), Outputs: []string{"out"},
 		Logger: hclog.NewNullLogger(), Clock: fixedClock,
@@ -151,39 +151,4 @@ func TestDedupForgetsIdsAfterTheDeclaredTTL(t *testing.T) {
 			t.Fatalf("at +%v: passed %t, want %t", step.at, got, step.want)
 		}
 	}
-}
-
-// newTTLBackend opens Pebble state whose TTLs come from declarations, with
-// clock as the processing clock.
-func newTTLBackend(t testing.TB, decls []host.StateDeclaration, clock func() int64) *state.Backend {
-	t.Helper()
-	ttls := map[string]state.TTL{}
-	for _, d := range decls {
-		if d.TTLMillis <= 0 {
-			continue
-		}
-		ttl := state.TTL{Duration: time.Duration(d.TTLMillis) * time.Millisecond}
-		if d.Flags&abi.DeclareReadAndWrite != 0 {
-			ttl.Update = state.OnReadAndWrite
-		}
-		if d.Flags&abi.DeclareReturnExpired != 0 {
-			ttl.Visibility = state.ReturnExpiredIfNotCleaned
-		}
-		if d.Flags&abi.DeclareEventTime != 0 {
-			ttl.TimeDomain = state.EventTime
-		}
-		ttls[d.Name] = ttl
-	}
-	s, err := state.Open(t.TempDir(), state.Options{CacheSizeBytes: 8 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	b, err := s.Backend(state.BackendOptions{Operator: "rust",
-		Range: state.KeyGroupRange{Start: 0, End: state.DefaultMaxParallelism}, TTL: ttls, Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	return b
 }
