@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -13,30 +12,16 @@ import (
 	"github.com/wasmstream/wasmstream/engine"
 )
 
-// runCheckpoints runs `wasmstream checkpoints args...` in-process and
-// returns what it printed to stdout and the command's error.
+// runCheckpoints runs `wasmstream checkpoints args...` in-process (execCLI).
 func runCheckpoints(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := newRootCommand()
-	var out, errOut bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetArgs(append([]string{"checkpoints"}, args...))
-	err := root.Execute()
-	if errOut.Len() > 0 {
-		t.Logf("stderr of %v:\n%s", args, errOut.String())
-	}
-	return out.String(), err
+	return execCLI(t, append([]string{"checkpoints"}, args...)...)
 }
 
 // mustRunCheckpoints is runCheckpoints for a command that must succeed.
 func mustRunCheckpoints(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := runCheckpoints(t, args...)
-	if err != nil {
-		t.Fatalf("checkpoints %v: %v\n%s", args, err, out)
-	}
-	return out
+	return mustExecCLI(t, append([]string{"checkpoints"}, args...)...)
 }
 
 // fixtureDataDir writes the fixture into a fresh data dir.

@@ -17,7 +17,8 @@ import (
 	"github.com/wasmstream/wasmstream/plugins"
 )
 
-// execCLI runs the root command in-process and returns its standard output.
+// execCLI runs the root command in-process and returns its standard
+// output and error; what it printed to stderr goes to the test log.
 func execCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	root := newRootCommand()
@@ -26,9 +27,13 @@ func execCLI(t *testing.T, args ...string) (string, error) {
 	root.SetErr(&errOut)
 	root.SetArgs(args)
 	err := root.Execute()
+	if errOut.Len() > 0 {
+		t.Logf("stderr of %v:\n%s", args, errOut.String())
+	}
 	return out.String(), err
 }
 
+// mustExecCLI is execCLI for a command that must succeed.
 func mustExecCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	out, err := execCLI(t, args...)

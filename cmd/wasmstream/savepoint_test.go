@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,28 +18,16 @@ import (
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
-// runSavepoint runs `wasmstream savepoint args...` in-process.
+// runSavepoint runs `wasmstream savepoint args...` in-process (execCLI).
 func runSavepoint(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := newRootCommand()
-	var out, errOut bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetArgs(append([]string{"savepoint"}, args...))
-	err := root.Execute()
-	if errOut.Len() > 0 {
-		t.Logf("stderr of %v:\n%s", args, errOut.String())
-	}
-	return out.String(), err
+	return execCLI(t, append([]string{"savepoint"}, args...)...)
 }
 
+// mustRunSavepoint is runSavepoint for a command that must succeed.
 func mustRunSavepoint(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := runSavepoint(t, args...)
-	if err != nil {
-		t.Fatalf("savepoint %v: %v\n%s", args, err, out)
-	}
-	return out
+	return mustExecCLI(t, append([]string{"savepoint"}, args...)...)
 }
 
 // savepointFixture is the checkpoints fixture with the module files its
