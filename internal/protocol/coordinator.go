@@ -1,0 +1,338 @@
+package protocol
+
+import (
+	"fmt"
+	"time"
+)
+
+// CoordinatorConfig configures the checkpoint coordinator of a pipeline.
+type CoordinatorConfig struct {
+	// Sources and Tasks are how many sources report a barrier position and
+	// how many tasks acknowledge each checkpoint.
+	Sources, Tasks int
+	// Mode decides whether barriers overtake queued records.
+	Mode Mode
+	// Interval between periodic triggers; negative: only on demand and at
+	// the final stop.
+	Interval time.Duration
+	// Timeout gives up a checkpoint whose reports are not all in; at a stop
+	// it bounds the wait for the final checkpoint.
+	Timeout time.Duration
+	// MinPause is the least time from one checkpoint's end to the next
+	// periodic trigger.
+	MinPause time.Duration
+	// MaxFailures is how many checkpoints may fail in a row before the
+	// pipeline stops: past that the replay after a crash grows unnoticed.
+	MaxFailures int
+	// FirstID is the id of the first checkpoint (the last completed + 1).
+	FirstID uint64
+	// Where names the checkpoint storage in errors (a directory, a bucket).
+	Where string
+	Clock Clock
+}
+
+func (c CoordinatorConfig) validate() error {
+	switch {
+	case c.Sources < 0 || c.Tasks < 0:
+		return fmt.Errorf("%w: %d sources, %d tasks", ErrInvalidConfig, c.Sources, c.Tasks)
+	case c.Mode != Aligned && c.Mode != Unaligned:
+		return fmt.Errorf("%w: %s (use aligned or unaligned)", ErrInvalidConfig, c.Mode)
+	case c.Timeout <= 0:
+		return fmt.Errorf("%w: checkpoint timeout %s must be positive", ErrInvalidConfig, c.Timeout)
+	case c.MaxFailures < 1:
+		return fmt.Errorf("%w: %d failures in a row allowed, need at least 1", ErrInvalidConfig, c.MaxFailures)
+	case c.FirstID == 0:
+		return fmt.Errorf("%w: checkpoint ids start at 1", ErrInvalidConfig)
+	case c.Clock == nil:
+		return fmt.Errorf("%w: no clock", ErrInvalidConfig)
+	}
+	return nil
+}
+
+type phase int
+
+const (
+	collecting phase = iota // barriers injected, reports coming in
+	persisting              // Persist asked for
+	publishing              // complete on disk, Publish asked for
+)
+
+var phaseNames = [...]string{"collecting", "persisting", "publishing"}
+
+// round is the one checkpoint in progress.
+type round struct {
+	id      uint64
+	final   bool
+	started time.Time
+	phase   phase
+	sources []uint64
+	tasks   []TaskReport
+	missing int // reports not yet in
+	have    []bool
+}
+
+// Coordinator is the checkpoint protocol's coordinator: one checkpoint at
+// a time, triggered periodically, on demand or at a stop; complete when
+// every source and task reported and the checkpoint is persisted; its
+// transactional outputs published before it is announced; given up after
+// its timeout; the pipeline stopped after MaxFailures failures in a row.
+// It does no I/O: a driver feeds it events with Step and performs the
+// actions it returns, in order. It is not safe for concurrent use.
+type Coordinator struct {
+	cfg    CoordinatorConfig
+	nextID uint64
+	dueAt  time.Time // next periodic trigger
+	failed int       // failures since the last completed checkpoint
+	round  *round
+	// stopping: the final checkpoint is asked for; stopBy bounds it.
+	stopping bool
+	stopBy   time.Time
+	done     bool // Stopped or Fail returned: nothing more happens
+}
+
+// NewCoordinator returns an idle coordinator whose first periodic trigger
+// is an interval from now.
+func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Coordinator{cfg: cfg, nextID: cfg.FirstID, dueAt: cfg.Clock.Now().Add(cfg.Interval)}, nil
+}
+
+// Step feeds the coordinator one event and returns the actions to perform.
+func (c *Coordinator) Step(ev Event) []Action {
+	if c.done {
+		return nil
+	}
+	var actions []Action
+	switch ev := ev.(type) {
+	case Tick:
+		actions = c.tick()
+	case Trigger:
+		if c.round == nil && !c.stopping {
+			actions = c.trigger(false)
+		}
+	case Stop:
+		actions = c.stop()
+	case SourceReported:
+		actions = c.sourceReported(ev)
+	case TaskAcked:
+		actions = c.taskAcked(ev)
+	case Persisted:
+		actions = c.persisted(ev)
+	case Published:
+		actions = c.published(ev)
+	default:
+		actions = c.fail(fmt.Errorf("protocol: unknown event %T", ev))
+	}
+	return actions
+}
+
+// NextDeadline returns when the driver must Tick next. False: no time-out
+// or periodic trigger is pending.
+func (c *Coordinator) NextDeadline() (time.Time, bool) {
+	switch {
+	case c.done:
+		return time.Time{}, false
+	case c.round != nil && c.stopping:
+		return c.stopBy, true
+	case c.round != nil && c.round.phase == collecting:
+		return c.round.started.Add(c.cfg.Timeout), true
+	case c.round != nil || c.stopping || c.cfg.Interval < 0:
+		return time.Time{}, false
+	}
+	return c.dueAt, true
+}
+
+// InProgress returns the checkpoint in progress, if any.
+func (c *Coordinator) InProgress() (id uint64, final bool, ok bool) {
+	if c.round == nil {
+		return 0, false, false
+	}
+	return c.round.id, c.round.final, true
+}
+
+// State describes the coordinator for scripts and debug logs.
+func (c *Coordinator) State() string {
+	s := fmt.Sprintf("next=%d failed=%d", c.nextID, c.failed)
+	if c.stopping {
+		s += " stopping"
+	}
+	if c.done {
+		s += " done"
+	}
+	if r := c.round; r != nil {
+		s += fmt.Sprintf(" round=%d %s missing=%d", r.id, phaseNames[r.phase], r.missing)
+		if r.final {
+			s += " final"
+		}
+	}
+	return s
+}
+
+func (c *Coordinator) now() time.Time { return c.cfg.Clock.Now() }
+
+func (c *Coordinator) tick() []Action {
+	now := c.now()
+	switch {
+	case c.round != nil && c.stopping:
+		if !now.Before(c.stopBy) {
+			return c.fail(fmt.Errorf("final checkpoint %d not complete after %s; the next run resumes from the last completed checkpoint", c.round.id, c.cfg.Timeout))
+		}
+	case c.round != nil && c.round.phase == collecting:
+		if !now.Before(c.round.started.Add(c.cfg.Timeout)) {
+			id := c.round.id
+			return append([]Action{Cancel{ID: id}}, c.roundFailed(fmt.Errorf("not complete after %s (checkpoint timeout)", c.cfg.Timeout))...)
+		}
+	case c.round == nil && !c.stopping && c.cfg.Interval >= 0:
+		if !now.Before(c.dueAt) {
+			return c.trigger(false)
+		}
+	}
+	return nil
+}
+
+func (c *Coordinator) stop() []Action {
+	if c.stopping {
+		return nil
+	}
+	c.stopping, c.stopBy = true, c.now().Add(c.cfg.Timeout)
+	if c.round == nil {
+		return c.trigger(true)
+	}
+	return nil // the checkpoint in progress finishes first
+}
+
+func (c *Coordinator) trigger(final bool) []Action {
+	r := &round{id: c.nextID, final: final, started: c.now(), phase: collecting,
+		sources: make([]uint64, c.cfg.Sources), tasks: make([]TaskReport, c.cfg.Tasks),
+		missing: c.cfg.Sources + c.cfg.Tasks, have: make([]bool, c.cfg.Sources+c.cfg.Tasks)}
+	c.nextID++
+	c.round = r
+	c.dueAt = r.started.Add(c.cfg.Interval)
+	actions := []Action{InjectBarriers{ID: r.id, Final: final, Overtaking: c.cfg.Mode == Unaligned && !final}}
+	if r.missing == 0 {
+		actions = append(actions, c.collected()...)
+	}
+	return actions
+}
+
+func (c *Coordinator) sourceReported(ev SourceReported) []Action {
+	if !c.collectingFor(ev.ID) {
+		return nil // a report of a checkpoint given up: superseded
+	}
+	if ev.Source < 0 || ev.Source >= c.cfg.Sources {
+		return c.fail(fmt.Errorf("protocol: checkpoint %d: report of source %d, the pipeline has %d", ev.ID, ev.Source, c.cfg.Sources))
+	}
+	c.round.sources[ev.Source] = ev.Position
+	return c.arrived(ev.Source)
+}
+
+func (c *Coordinator) taskAcked(ev TaskAcked) []Action {
+	if !c.collectingFor(ev.ID) {
+		return nil
+	}
+	if ev.Task < 0 || ev.Task >= c.cfg.Tasks {
+		return c.fail(fmt.Errorf("protocol: checkpoint %d: ack of task %d, the pipeline has %d", ev.ID, ev.Task, c.cfg.Tasks))
+	}
+	c.round.tasks[ev.Task] = ev.Report
+	return c.arrived(c.cfg.Sources + ev.Task)
+}
+
+func (c *Coordinator) collectingFor(id uint64) bool {
+	return c.round != nil && c.round.id == id && c.round.phase == collecting
+}
+
+func (c *Coordinator) arrived(slot int) []Action {
+	r := c.round
+	if r.have[slot] {
+		return nil
+	}
+	r.have[slot] = true
+	if r.missing--; r.missing > 0 {
+		return nil
+	}
+	return c.collected()
+}
+
+// collected: every report is in. A task that could not write its snapshot
+// fails the checkpoint; otherwise it is persisted.
+func (c *Coordinator) collected() []Action {
+	r := c.round
+	for _, t := range r.tasks {
+		if t.Err != nil {
+			return c.roundFailed(t.Err)
+		}
+	}
+	r.phase = persisting
+	return []Action{Persist{ID: r.id, Final: r.final, Started: r.started, Sources: r.sources, Tasks: r.tasks}}
+}
+
+func (c *Coordinator) persisted(ev Persisted) []Action {
+	if c.round == nil || c.round.id != ev.ID || c.round.phase != persisting {
+		return nil
+	}
+	if ev.Err != nil {
+		return c.roundFailed(ev.Err)
+	}
+	c.failed = 0
+	c.round.phase = publishing
+	return []Action{Publish{ID: ev.ID}}
+}
+
+// published: the checkpoint is complete and its outputs visible; only now
+// is it announced and may sources drop what it covers.
+func (c *Coordinator) published(ev Published) []Action {
+	r := c.round
+	if r == nil || r.id != ev.ID || r.phase != publishing {
+		return nil
+	}
+	if ev.Err != nil {
+		return c.fail(ev.Err)
+	}
+	actions := []Action{AckSources{ID: r.id}, Announce{ID: r.id, Duration: c.now().Sub(r.started)}}
+	if r.final {
+		actions = append(actions, MarkCleanStop{ID: r.id})
+	}
+	actions = append(actions, Retain{ID: r.id})
+	return append(actions, c.endRound()...)
+}
+
+// roundFailed ends the round in progress as failed.
+func (c *Coordinator) roundFailed(err error) []Action {
+	r := c.round
+	if r.final {
+		failed := CheckpointFailed{ID: r.id, Err: err, InARow: c.failed + 1}
+		return append([]Action{failed}, c.fail(fmt.Errorf("final checkpoint %d failed: %w; the next run resumes from the last completed checkpoint", r.id, err))...)
+	}
+	c.failed++
+	actions := []Action{CheckpointFailed{ID: r.id, Err: err, InARow: c.failed}}
+	if c.failed >= c.cfg.MaxFailures {
+		return append(actions, c.fail(fmt.Errorf("%d checkpoints in a row failed, the last (%d): %w; fix the cause (disk space, permissions of %s) and restart: the run resumes from the last completed checkpoint",
+			c.failed, r.id, err, c.cfg.Where))...)
+	}
+	return append(actions, c.endRound()...)
+}
+
+// endRound clears the round; a stop asked for meanwhile starts the final.
+func (c *Coordinator) endRound() []Action {
+	final := c.round.final
+	id := c.round.id
+	c.round = nil
+	if next := c.now().Add(c.cfg.MinPause); next.After(c.dueAt) {
+		c.dueAt = next
+	}
+	switch {
+	case final:
+		c.done = true
+		return []Action{Stopped{ID: id}}
+	case c.stopping:
+		return c.trigger(true)
+	}
+	return nil
+}
+
+func (c *Coordinator) fail(err error) []Action {
+	c.done = true
+	return []Action{Fail{Err: err}}
+}
