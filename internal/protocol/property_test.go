@@ -88,20 +88,20 @@ type sim struct {
 	reports []Event
 
 	// protocol observations
-	open          uint64 // checkpoint between InjectBarriers and its end; 0 none
-	lastID        uint64
-	reported      map[uint64]int // id -> reports delivered
-	persisting    *Persist
-	publishing    uint64
-	published     uint64
-	inARow        int
-	stopAsked     bool
-	done          bool
-	completed     int
-	unaligned     int
-	failed        int
-	restored      int
-	persisted     map[uint64][]uint64 // source barrier positions of each persisted id
+	open       uint64 // checkpoint between InjectBarriers and its end; 0 none
+	lastID     uint64
+	reported   map[uint64]int // id -> reports delivered
+	persisting *Persist
+	publishing uint64
+	published  uint64
+	inARow     int
+	stopAsked  bool
+	done       bool
+	completed  int
+	unaligned  int
+	failed     int
+	restored   int
+	persisted  map[uint64][]uint64 // source barrier positions of each persisted id
 }
 
 func newSim(t *testing.T, seed uint64) *sim {
