@@ -13,7 +13,8 @@ const Version = 1
 // ImportModule is the module name of every host function.
 const ImportModule = "wasmstream"
 
-// Guest exports. Every operator module exports all four.
+// Guest exports. Every operator module exports ws_abi_version, ws_alloc,
+// ws_init, ws_process and its memory; ws_migrate is optional (revision 1.2).
 const (
 	// ExportABIVersion: () -> i32. Returns the ABI version the guest was built for.
 	ExportABIVersion = "ws_abi_version"

@@ -110,7 +110,11 @@ typedef struct ws_header_iter {
     const uint8_t *end;
 } ws_header_iter;
 
-/* ws_record_headers returns an iterator over r's headers, in arrival order. */
+/*
+ * ws_record_headers returns an iterator over r's headers, in the order of its
+ * header list: the engine sorts a message's headers by name (byte order) and
+ * keeps the order of one name's values (ABI.md section 5.2).
+ */
 ws_header_iter ws_record_headers(const ws_record *r);
 
 /*

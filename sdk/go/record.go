@@ -43,7 +43,10 @@ func (r *Record) Header(name string) (string, bool) {
 	}
 }
 
-// Headers yields every header in arrival order, repeated names included.
+// Headers yields every header in the order of the record's header list,
+// repeated names included. The engine sorts a message's headers by name
+// (byte order) and keeps the order of one name's values (abi/ABI.md §5.2),
+// so a replay yields the same sequence.
 func (r *Record) Headers() iter.Seq2[string, string] {
 	return func(yield func(string, string) bool) {
 		hr := abi.NewHeaderReader(r.headers)

@@ -60,7 +60,11 @@ export class Record {
     return null;
   }
 
-  /** Returns every header in arrival order, repeated names included. */
+  /**
+   * Returns every header in the order of the record's header list, repeated
+   * names included: the engine sorts a message's headers by name (byte
+   * order) and keeps the order of one name's values (abi/ABI.md §5.2).
+   */
   headers(): Header[] {
     const out = new Array<Header>();
     let p = this.headerBytes.dataStart;

@@ -43,9 +43,10 @@ impl<'a> Record<'a> {
         self.headers().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
-    /// Every header as `(name, value)`, repeated names included. The values
-    /// of one name keep their order; the order of different names is not
-    /// specified by the ABI.
+    /// Every header as `(name, value)`, repeated names included, in the
+    /// order of the record's header list: the engine sorts a message's
+    /// headers by name (byte order) and keeps the order of one name's values
+    /// (abi/ABI.md §5.2), so a replay yields the same sequence.
     pub fn headers(&self) -> Headers<'a> {
         Headers::new(self.headers)
     }
