@@ -29,6 +29,12 @@ func WriteArchive(w io.Writer, root, name string) error {
 	return nil
 }
 
+// WriteSavepointArchive is WriteArchive of a savepoint already read with
+// ReadSavepoint, so that what the caller records from sp.Info (its
+// checksum, in an object's metadata) describes the archive it writes.
+// Errors are not prefixed with the savepoint's name.
+func WriteSavepointArchive(w io.Writer, sp Savepoint) error { return writeArchive(w, sp) }
+
 func writeArchive(w io.Writer, sp Savepoint) error {
 	info, err := EncodeSavepointInfo(sp.Info)
 	if err != nil {

@@ -1,54 +1,24 @@
-// Package checkpoint holds the protocol logic of wasmstream checkpoints.
+// Package checkpoint is the snapshot layer of wasmstream checkpoints: what
+// a checkpoint is on disk, and how it is written, read, verified, retained,
+// restored and kept as a savepoint. The protocol that decides when a
+// checkpoint is cut and what it holds is not here: it is the pure state
+// machine of internal/protocol, which the engine drives.
 //
-// Its first piece is the barrier [Aligner]: the decision logic of one operator
-// task with N inputs while checkpoint barriers flow through it. Like the raft
-// core of etcd, it is a pure state machine: no goroutines, no timers, no I/O.
-// The task's run loop feeds it what arrived (a record or a barrier on an input,
-// and the time elapsed since alignment started) and performs the actions and
-// effects it returns, in order. This keeps every interleaving testable step by
-// step (see testdata/aligner).
+// [Write] takes a Pebble checkpoint of the live state (with the WAL flushed
+// first, so unsynced writes are in it) and records every file's size and
+// SHA-256 with the source positions and operator versions in a manifest
+// written atomically; a checkpoint directory therefore always holds a
+// complete checkpoint. [Verify], [List], [Read], [Retain] and [Restore]
+// work on the checkpoint directory; savepoints copy a checkpoint out of
+// retention with the modules that wrote it, and archives carry one between
+// machines (internal/savepointstore puts them in a JetStream Object
+// Store: this package imports no transport). The layout, the manifest, the
+// savepoint and the archive are specified in FORMAT.md.
 //
-// Its second piece is the snapshot layer: [Write] takes a Pebble checkpoint
-// (with the WAL flushed first, so unsynced writes are in it) and records every
-// file's size and SHA-256 in a manifest written atomically; [Verify], [List],
-// [Read] and [Retain] work on the checkpoint directory. The layout and the
-// manifest are specified in FORMAT.md. Neither piece is wired into the engine
-// yet.
-//
-// # Protocol
-//
-// The coordinator triggers checkpoint N. Each source injects barrier N into its
-// output after the last record it emitted before N, so on every channel the
-// records before barrier N belong to the state of checkpoint N and the records
-// after it do not. Barrier ids start at 1 and strictly increase on each input.
-//
-// Aligned mode: after barrier N arrives on input i, records on input i are held
-// (the caller buffers them, the aligner tells it which) until barrier N arrived
-// on every input. Then the task snapshots its state, forwards barrier N, and the
-// held records are released in arrival order. The snapshot therefore contains
-// exactly the records before barrier N on every input.
-//
-// Unaligned mode: at the first barrier N the task snapshots at once and
-// forwards the barrier. Records that then arrive on an input whose barrier N has
-// not arrived yet precede barrier N, yet they are processed after the snapshot:
-// they are in-flight channel state and the caller must log them as part of
-// checkpoint N (and process them normally). Records on inputs whose barrier N
-// already arrived follow it and are simply processed.
-//
-// Alignment timeout: the caller reports the time elapsed since the first
-// barrier of the checkpoint in progress with [Aligner.Tick]. When it exceeds
-// the configured timeout, an aligned checkpoint switches to unaligned: the task
-// snapshots and forwards at once, and the held records are released and
-// processed. Held records are NOT logged as channel state: they arrived after
-// barrier N on their input, so sources replay them after a restore from N, and
-// logging them too would apply them twice. From the switch on, records on
-// inputs still waiting for barrier N are logged in-flight as in unaligned mode.
-//
-// One checkpoint at a time. A barrier with an id older than the newest
-// checkpoint seen (superseded or cancelled) is ignored. A barrier with a newer
-// id than the checkpoint in progress aborts the older one: its partial snapshot
-// or channel-state log must be discarded and the coordinator told it declined.
-// Held records are released on abort: they precede the newer barrier on their
-// input, so they belong to the newer checkpoint's state. Checkpoint N is
-// finished on this task when barrier N arrived on every input ([Complete]).
+// [Writer] is Write on a filesystem of the caller's choice (a Pebble vfs.FS;
+// Write uses vfs.Default): tests inject faults with vfs/errorfs into the
+// manifest write, its fsync and the renames, and into the Pebble checkpoint
+// through the DB's own filesystem (state.Options.FS). A Write that fails
+// removes its temporary directory, so List and a restore never see a
+// partial checkpoint (write_faults_test.go).
 package checkpoint

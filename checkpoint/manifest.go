@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// ManifestFormatVersion is the manifest format this package writes and reads.
-// A manifest with another version is refused with ErrIncompatible: guessing
+// ManifestFormatVersion is the manifest format this package writes; it reads
+// this one and every version down to minManifestFormatVersion. A manifest
+// with another version is refused with ErrIncompatible: guessing
 // at the meaning of a newer manifest could restore the wrong cut.
 const ManifestFormatVersion = 3
 

@@ -132,6 +132,10 @@ func ValidateSavepointName(name string) error {
 	return nil
 }
 
+// ValidPipelineName reports whether s can be the pipeline of a savepoint
+// (SavepointInfo.Pipeline): 1..255 of [a-z0-9_-], safe in an object name.
+func ValidPipelineName(s string) bool { return validName(s, maxPipelineNameLen) }
+
 func validName(s string, maxLen int) bool {
 	if s == "" || len(s) > maxLen {
 		return false

@@ -9,7 +9,7 @@ const (
 	// StepStateCopied: the Pebble checkpoint is in the temporary directory;
 	// no manifest yet.
 	StepStateCopied Step = "state-copied"
-	// StepManifestTemp: MANIFEST.json.tmp is written and fsynced, not yet
+	// StepManifestTemp: the manifest's temporary file is written and fsynced, not yet
 	// renamed.
 	StepManifestTemp Step = "manifest-temp"
 	// StepManifestWritten: MANIFEST.json is in place inside the temporary

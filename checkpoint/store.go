@@ -3,11 +3,14 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // Checkpoint directory layout under a root:
@@ -59,8 +62,10 @@ func parseDirName(name string) (uint64, bool) {
 // manifest is gone: Write and Retain never leave one without it, so that is
 // damage, and Read must report it rather than the caller silently falling
 // back to an older checkpoint. A missing root holds no checkpoints.
-func List(root string) ([]uint64, error) {
-	entries, err := os.ReadDir(root)
+func List(root string) ([]uint64, error) { return list(vfs.Default, root) }
+
+func list(fs vfs.FS, root string) ([]uint64, error) {
+	names, err := fs.List(root)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -68,8 +73,12 @@ func List(root string) ([]uint64, error) {
 		return nil, fmt.Errorf("checkpoint: list %s: %w", root, err)
 	}
 	var ids []uint64
-	for _, e := range entries {
-		if id, ok := parseDirName(e.Name()); ok && e.IsDir() {
+	for _, name := range names {
+		id, ok := parseDirName(name)
+		if !ok {
+			continue
+		}
+		if fi, err := fs.Stat(fs.PathJoin(root, name)); err == nil && fi.IsDir() {
 			ids = append(ids, id)
 		}
 	}
@@ -80,12 +89,14 @@ func List(root string) ([]uint64, error) {
 
 // Read returns the manifest of checkpoint id. A missing or unreadable
 // manifest is ErrCorruptManifest, a manifest of another id too.
-func Read(root string, id uint64) (Manifest, error) {
+func Read(root string, id uint64) (Manifest, error) { return read(vfs.Default, root, id) }
+
+func read(fs vfs.FS, root string, id uint64) (Manifest, error) {
 	dir := Dir(root, id)
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+	if _, err := fs.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return Manifest{}, fmt.Errorf("%w: checkpoint %d (%s)", ErrCheckpointNotFound, id, dir)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	data, err := readFile(fs, fs.PathJoin(dir, manifestFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return Manifest{}, fmt.Errorf("%w: checkpoint %d (%s): %s missing",
 			ErrCorruptManifest, id, dir, manifestFile)
@@ -102,4 +113,13 @@ func Read(root string, id uint64) (Manifest, error) {
 			ErrCorruptManifest, id, dir, m.ID)
 	}
 	return m, nil
+}
+
+func readFile(fs vfs.FS, name string) ([]byte, error) {
+	f, err := fs.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +16,9 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/wasmstream/wasmstream/internal/atomicfile"
 )
 
 // ErrCheckpointExists: Write was asked for an id that is already on disk.
@@ -31,41 +35,87 @@ var ErrCheckpointExists = errors.New("checkpoint: checkpoint already exists")
 // fsync, rename, fsync). Only then is the directory renamed into place and
 // root fsynced. A crash at any point leaves either no checkpoint m.ID or a
 // complete one, never a partial one under its final name.
+//
+// Write works on the operating system's filesystem; a Writer chooses another.
 func Write(root string, db *pebble.DB, m Manifest) (Manifest, error) {
-	return WriteWithHook(root, db, m, nil)
+	return Writer{}.Write(root, db, m)
 }
 
 // WriteWithHook is Write calling hook (when not nil) at each Step, so that
 // crash tests can kill the process at every point of the protocol.
 func WriteWithHook(root string, db *pebble.DB, m Manifest, hook func(Step)) (Manifest, error) {
-	if hook == nil {
-		hook = func(Step) {}
-	}
+	return Writer{Hook: hook}.Write(root, db, m)
+}
+
+// Writer writes checkpoints as Write does, on a filesystem of the caller's
+// choice: the seam where tests inject faults (vfs/errorfs). The zero Writer
+// is Write.
+type Writer struct {
+	// FS holds root: the temporary directory, the reading and hashing of the
+	// state files, the manifest, the previous checkpoint's manifest, the
+	// renames and the directory fsyncs go through it. Nil is vfs.Default.
+	// Pebble writes its checkpoint through the DB's own filesystem
+	// (pebble.Options.FS, state.Options.FS), so FS must show the files that
+	// one writes: the same FS, or one wrapping it.
+	FS vfs.FS
+	// Hook, when not nil, is called at each Step.
+	Hook func(Step)
+}
+
+// Write stores checkpoint m.ID of db under root, as the function Write.
+func (w Writer) Write(root string, db *pebble.DB, m Manifest) (Manifest, error) {
+	w = w.withDefaults()
 	final := Dir(root, m.ID)
-	if _, err := os.Stat(final); err == nil {
+	if _, err := w.FS.Stat(final); err == nil {
 		return Manifest{}, fmt.Errorf("%w: checkpoint %d (%s)", ErrCheckpointExists, m.ID, final)
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := w.FS.MkdirAll(root, 0o755); err != nil {
 		return Manifest{}, fmt.Errorf("checkpoint %d: create root: %w", m.ID, err)
 	}
-	tmp, err := os.MkdirTemp(root, tempPrefix+strconv.FormatUint(m.ID, 10)+"-")
+	tmp, err := mkdirTemp(w.FS, root, tempPrefix+strconv.FormatUint(m.ID, 10)+"-")
 	if err != nil {
 		return Manifest{}, fmt.Errorf("checkpoint %d: %w", m.ID, err)
 	}
-	m, err = writeTemp(root, tmp, db, m, hook)
+	m, err = w.writeTemp(root, tmp, db, m)
 	if err == nil {
-		hook(StepManifestWritten)
-		err = publish(root, tmp, final, hook)
+		w.Hook(StepManifestWritten)
+		err = w.publish(root, tmp, final)
 	}
 	if err != nil {
-		_ = os.RemoveAll(tmp)
+		_ = w.FS.RemoveAll(tmp)
 		return Manifest{}, fmt.Errorf("checkpoint %d (%s): %w", m.ID, final, err)
 	}
 	return m, nil
 }
 
+func (w Writer) withDefaults() Writer {
+	if w.FS == nil {
+		w.FS = vfs.Default
+	}
+	if w.Hook == nil {
+		w.Hook = func(Step) {}
+	}
+	return w
+}
+
+// mkdirTemp creates a new directory named prefix and a random number in
+// root, mode 0700 as os.MkdirTemp makes it.
+func mkdirTemp(fs vfs.FS, root, prefix string) (string, error) {
+	for range 100 {
+		dir := fs.PathJoin(root, prefix+strconv.FormatUint(rand.Uint64(), 10))
+		_, err := fs.Stat(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return dir, fs.MkdirAll(dir, 0o700)
+		}
+		if err != nil {
+			return "", fmt.Errorf("create temporary directory: %w", err)
+		}
+	}
+	return "", fmt.Errorf("create temporary directory in %s: every name tried exists", root)
+}
+
 // writeTemp fills tmp with the state and the manifest.
-func writeTemp(root, tmp string, db *pebble.DB, m Manifest, hook func(Step)) (Manifest, error) {
+func (w Writer) writeTemp(root, tmp string, db *pebble.DB, m Manifest) (Manifest, error) {
 	// Flush the memtable first: the checkpoint is then table files, which
 	// are hard links, plus a near-empty WAL. Without it the WAL holding
 	// every write since the last flush is copied into each checkpoint (the
@@ -74,16 +124,16 @@ func writeTemp(root, tmp string, db *pebble.DB, m Manifest, hook func(Step)) (Ma
 	if err := db.Flush(); err != nil {
 		return m, fmt.Errorf("pebble flush: %w", err)
 	}
-	if err := db.Checkpoint(filepath.Join(tmp, stateDir), pebble.WithFlushedWAL()); err != nil {
+	if err := db.Checkpoint(w.FS.PathJoin(tmp, stateDir), pebble.WithFlushedWAL()); err != nil {
 		return m, fmt.Errorf("pebble checkpoint: %w", err)
 	}
-	hook(StepStateCopied)
-	prev, hasPrev := previous(root, m.ID)
+	w.Hook(StepStateCopied)
+	prev, hasPrev := previous(w.FS, root, m.ID)
 	known := linkedHashes{}
 	if hasPrev {
-		known = linkedHashes{dir: Dir(root, prev.ID), files: prev.Files}
+		known = linkedHashes{dir: Dir(root, prev.ID), files: prev.Files, onOS: vfs.Root(w.FS) == vfs.Default}
 	}
-	files, err := hashTree(tmp, known)
+	files, err := hashTree(w.FS, tmp, known)
 	if err != nil {
 		return m, err
 	}
@@ -100,18 +150,21 @@ func writeTemp(root, tmp string, db *pebble.DB, m Manifest, hook func(Step)) (Ma
 	if err != nil {
 		return m, err
 	}
-	return m, writeFileSyncHook(tmp, manifestFile, data, func() { hook(StepManifestTemp) })
+	return m, atomicfile.WriteFunc(w.FS, w.FS.PathJoin(tmp, manifestFile), manifestPerm, func(f io.Writer) error {
+		_, err := f.Write(data)
+		return err
+	}, func() { w.Hook(StepManifestTemp) })
 }
 
 // publish moves a finished temporary directory to its final name. Rename
 // onto an existing non-empty directory fails, so a concurrent Write of the
 // same id cannot replace a checkpoint.
-func publish(root, tmp, final string, hook func(Step)) error {
-	if err := os.Rename(tmp, final); err != nil {
+func (w Writer) publish(root, tmp, final string) error {
+	if err := w.FS.Rename(tmp, final); err != nil {
 		return err
 	}
-	hook(StepRenamed)
-	return syncDir(root)
+	w.Hook(StepRenamed)
+	return atomicfile.SyncDir(w.FS, root)
 }
 
 // byteMetrics returns the total size of files and the size of those the
@@ -135,11 +188,11 @@ func byteMetrics(m Manifest, ok bool, files []FileEntry) (total, fresh int64) {
 
 // previous returns the manifest of the newest readable checkpoint before id.
 // Metrics only: an unreadable one just counts all bytes as new.
-func previous(root string, id uint64) (Manifest, bool) {
-	ids, _ := List(root)
+func previous(fs vfs.FS, root string, id uint64) (Manifest, bool) {
+	ids, _ := list(fs, root)
 	for _, p := range ids {
 		if p < id {
-			m, err := Read(root, p)
+			m, err := read(fs, root, p)
 			return m, err == nil
 		}
 	}
@@ -150,22 +203,29 @@ func previous(root string, id uint64) (Manifest, bool) {
 // hard-links the table files, which Pebble never modifies, so a file that
 // is the same inode as the previous checkpoint's file of the same path has
 // the hash recorded there: only new files are read. (Verify always reads
-// every file, so damage to a shared inode is still detected.)
+// every file, so damage to a shared inode is still detected.) Only the
+// operating system's files have inodes to compare (onOS); elsewhere every
+// file is read.
 type linkedHashes struct {
 	dir   string
 	files []FileEntry
+	onOS  bool
 }
 
-func (l linkedHashes) lookup(rel string, fi fs.FileInfo) (FileEntry, bool) {
-	if l.dir == "" {
+func (l linkedHashes) lookup(rel, file string, size int64) (FileEntry, bool) {
+	if l.dir == "" || !l.onOS {
 		return FileEntry{}, false
 	}
 	i, found := slices.BinarySearchFunc(l.files, rel, func(f FileEntry, p string) int { return strings.Compare(f.Path, p) })
-	if !found || l.files[i].Size != fi.Size() {
+	if !found || l.files[i].Size != size {
 		return FileEntry{}, false
 	}
 	old, err := os.Stat(filepath.Join(l.dir, filepath.FromSlash(rel)))
-	if err != nil || !os.SameFile(old, fi) {
+	if err != nil {
+		return FileEntry{}, false
+	}
+	cur, err := os.Stat(file)
+	if err != nil || !os.SameFile(old, cur) {
 		return FileEntry{}, false
 	}
 	return l.files[i], true
@@ -173,39 +233,58 @@ func (l linkedHashes) lookup(rel string, fi fs.FileInfo) (FileEntry, bool) {
 
 // hashTree lists every regular file under dir except the manifest, sorted by
 // slash path, with its size and SHA-256.
-func hashTree(dir string, known linkedHashes) ([]FileEntry, error) {
+func hashTree(fs vfs.FS, dir string, known linkedHashes) ([]FileEntry, error) {
 	var files []FileEntry
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
+	err := walkFiles(fs, dir, "", func(rel, p string, fi os.FileInfo) error {
 		if rel == manifestFile {
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("file %s: not a regular file", rel)
 		}
-		if fi, err := d.Info(); err == nil {
-			if f, ok := known.lookup(rel, fi); ok {
-				files = append(files, f)
-				return nil
-			}
+		if f, ok := known.lookup(rel, p, fi.Size()); ok {
+			files = append(files, f)
+			return nil
 		}
-		size, sum, err := hashFile(p)
+		size, sum, err := hashFileOn(fs, p)
 		files = append(files, FileEntry{Path: rel, Size: size, SHA256: sum})
 		return err
 	})
+	slices.SortFunc(files, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
 	return files, err
 }
 
+// walkFiles calls fn for every file below dir/rel that is not a directory,
+// with its slash path relative to dir and its name on fs.
+func walkFiles(fs vfs.FS, dir, rel string, fn func(rel, file string, fi os.FileInfo) error) error {
+	names, err := fs.List(fs.PathJoin(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		r := path.Join(rel, name)
+		p := fs.PathJoin(dir, filepath.FromSlash(r))
+		fi, err := fs.Stat(p)
+		if err != nil {
+			return err
+		}
+		if fi.IsDir() {
+			err = walkFiles(fs, dir, r, fn)
+		} else {
+			err = fn(r, p, fi)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // hashFile returns the length and hex SHA-256 of a file's content.
-func hashFile(path string) (int64, string, error) {
-	f, err := os.Open(path)
+func hashFile(file string) (int64, string, error) { return hashFileOn(vfs.Default, file) }
+
+func hashFileOn(fs vfs.FS, file string) (int64, string, error) {
+	f, err := fs.Open(file)
 	if err != nil {
 		return 0, "", err
 	}
@@ -215,47 +294,15 @@ func hashFile(path string) (int64, string, error) {
 	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
-// writeFileSync writes dir/name atomically and durably: a reader sees the
-// old state or the whole new file, also after a crash.
-func writeFileSync(dir, name string, data []byte) error {
-	return writeFileSyncHook(dir, name, data, func() {})
-}
+// manifestPerm is the mode of manifests and savepoint descriptions.
+const manifestPerm = 0o644
 
-// writeFileSyncHook is writeFileSync calling beforeRename once the
-// temporary file is durable.
-func writeFileSyncHook(dir, name string, data []byte, beforeRename func()) error {
-	tmp := filepath.Join(dir, name+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		beforeRename()
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return syncDir(dir)
+// writeFileSync writes dir/name atomically and durably on the operating
+// system's filesystem: a reader sees the old state or the whole new file,
+// also after a crash.
+func writeFileSync(dir, name string, data []byte) error {
+	return atomicfile.Write(vfs.Default, filepath.Join(dir, name), data, manifestPerm)
 }
 
 // syncDir makes renames and removals in dir durable.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func syncDir(dir string) error { return atomicfile.SyncDir(vfs.Default, dir) }

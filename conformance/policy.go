@@ -2,21 +2,18 @@ package conformance
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/isolate"
 )
 
-// This file is the engine's policy for a failed batch (abi/ABI.md §7.3),
-// copied from engine/task.go (task.processBatch and
-// task.replaceInstanceIfClosed) without the engine's plumbing: NATS
-// publishing, dead-letter subjects and the committed dead-letter set. If
-// the engine's policy changes, change this copy with it.
+// The policy for a failed batch (abi/ABI.md §7.3) is the engine's own,
+// internal/isolate; the Isolator runs it without the engine's plumbing
+// (NATS publishing, dead-letter subjects, the committed dead-letter set).
 
 // ErrFaultOutsideRecord: the guest failed twice in a row with no record
 // current; the engine stops the task rather than blame an innocent record.
-var ErrFaultOutsideRecord = errors.New("guest fails outside any record, twice in a row")
+var ErrFaultOutsideRecord = isolate.ErrFaultOutsideRecord
 
 // Isolator drives one operator instance through batches the way an engine
 // task does: a record that makes the guest fail is isolated (dead-lettered)
@@ -28,11 +25,9 @@ type Isolator struct {
 	restarts int
 }
 
-// Isolated is a record the policy took out of a batch.
-type Isolated struct {
-	Index int // index in the batch passed to Process
-	Err   *host.GuestError
-}
+// Isolated is a record the policy took out of a batch: Index is its index
+// in the batch passed to Process.
+type Isolated = isolate.Isolated
 
 // BatchResult is the outcome of one batch under the policy.
 type BatchResult struct {
@@ -60,64 +55,28 @@ func (iso *Isolator) Close(ctx context.Context) { iso.inst.Close(ctx) }
 // returned as is, as is ErrFaultOutsideRecord; the engine stops the task on
 // either.
 func (iso *Isolator) Process(ctx context.Context, recs []host.Record) (BatchResult, error) {
-	var res BatchResult
-	pending := append([]host.Record(nil), recs...)
-	index := make([]int, len(recs)) // index[i] = position in recs of pending[i]
-	for i := range index {
-		index[i] = i
+	r := isolate.Runner{Inst: iso.inst}
+	if iso.renew != nil {
+		r.Renew = iso.renewCounted
 	}
-	retried := false
-	for len(pending) > 0 {
-		outs, err := iso.inst.Process(ctx, pending)
-		if err == nil {
-			res.Outputs = copyOutputs(outs, index)
-			return res, nil
-		}
-		var ge *host.GuestError
-		if !errors.As(err, &ge) {
-			return res, err
-		}
-		if err := iso.replaceIfClosed(ctx); err != nil {
-			return res, err
-		}
-		if ge.Record < 0 {
-			// No record was current: blaming one would isolate an innocent
-			// record. Retry once on a fresh instance, then stop.
-			if retried {
-				return res, fmt.Errorf("%w: %w", ErrFaultOutsideRecord, err)
-			}
-			retried = true
-			continue
-		}
-		if ge.Record >= len(pending) {
-			return res, fmt.Errorf("host blamed record %d of a batch of %d: %w", ge.Record, len(pending), err)
-		}
-		res.Isolated = append(res.Isolated, Isolated{Index: index[ge.Record], Err: ge})
-		pending = append(pending[:ge.Record:ge.Record], pending[ge.Record+1:]...)
-		index = append(index[:ge.Record:ge.Record], index[ge.Record+1:]...)
+	res, err := r.Run(ctx, recs)
+	iso.inst = r.Inst
+	if err != nil {
+		return BatchResult{Isolated: res.Isolated}, err
 	}
-	return res, nil
+	return BatchResult{Outputs: copyOutputs(res.Outputs), Isolated: res.Isolated}, nil
 }
 
-func (iso *Isolator) replaceIfClosed(ctx context.Context) error {
-	if !iso.inst.Closed() {
-		return nil
-	}
+func (iso *Isolator) renewCounted(ctx context.Context) (*host.Instance, error) {
 	iso.restarts++
-	inst, err := iso.renew(ctx)
-	if err != nil {
-		return fmt.Errorf("recreate the instance after a fault: %w", err)
-	}
-	iso.inst = inst
-	return nil
+	return iso.renew(ctx)
 }
 
 // copyOutputs copies outputs out of the instance's arena (valid only until
-// its next Process) and maps their record indices back through index.
-func copyOutputs(outs []host.Output, index []int) []host.Output {
+// its next Process).
+func copyOutputs(outs []host.Output) []host.Output {
 	cp := make([]host.Output, len(outs))
 	for i, o := range outs {
-		o.Record = index[o.Record]
 		o.Key = append([]byte(nil), o.Key...)
 		o.Value = append([]byte(nil), o.Value...)
 		o.Headers = append([]byte(nil), o.Headers...)

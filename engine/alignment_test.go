@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
@@ -48,7 +49,7 @@ func trickle(recs []sumRecord) func(*Pipeline) error {
 
 // frequentCheckpoints are checkpoint options that take one every 30ms and
 // keep all of them, for inspection.
-func frequentCheckpoints(mode checkpoint.Mode, alignmentTimeout time.Duration) Options {
+func frequentCheckpoints(mode protocol.Mode, alignmentTimeout time.Duration) Options {
 	return Options{Checkpoint: CheckpointOptions{Interval: 30 * time.Millisecond, Retain: 1000,
 		Mode: mode, ModeSet: true, AlignmentTimeout: alignmentTimeout}}
 }
@@ -93,7 +94,7 @@ func position(m checkpoint.Manifest, source string) uint64 {
 func TestAlignedCheckpointsAreExactCuts(t *testing.T) {
 	a, b := inputRecords(0, 250, 16, 7), inputRecords(1, 25, 16, 8)
 	cfg := newSumSetup(t, 2).load(t)
-	runSumsWith(t, cfg, frequentCheckpoints(checkpoint.Aligned, 0), trickle(slowB(a, b)))
+	runSumsWith(t, cfg, frequentCheckpoints(protocol.Aligned, 0), trickle(slowB(a, b)))
 	ms := manifests(t, cfg)
 	if len(ms) < 3 {
 		t.Fatalf("only %d checkpoints; the test needs some taken while records arrive", len(ms))
@@ -141,7 +142,7 @@ func TestUnalignedCheckpointRestores(t *testing.T) {
 	want := expectedSums(a, b)
 	s := newSumSetup(t, 2)
 	cfg := s.load(t)
-	runSumsWith(t, cfg, frequentCheckpoints(checkpoint.Unaligned, 0), trickle(slowB(a, b)))
+	runSumsWith(t, cfg, frequentCheckpoints(protocol.Unaligned, 0), trickle(slowB(a, b)))
 	ms := manifests(t, cfg)
 	checkSums(t, cfg, ms[len(ms)-1].ID, want)
 	k := laggingCheckpoint(t, ms)
@@ -255,7 +256,7 @@ func TestAlignmentTimeoutSwitchesToUnaligned(t *testing.T) {
 	cfg := newSumSetup(t, 2).load(t)
 	// b's records come first, then only a's: source b idles in fetches of up
 	// to 200ms, between which it cannot inject its barrier.
-	runSumsWith(t, cfg, frequentCheckpoints(checkpoint.Aligned, timeout), trickle(append(b, a...)))
+	runSumsWith(t, cfg, frequentCheckpoints(protocol.Aligned, timeout), trickle(append(b, a...)))
 	ms := manifests(t, cfg)
 	var switched *checkpoint.Manifest
 	for i, m := range ms {
@@ -288,7 +289,7 @@ func TestUnalignedSnapshotAfterRestoreHoldsRestoredInput(t *testing.T) {
 	restored := newestCheckpoint(t, cfg)
 	// Only a's records arrive after the restore: b stays silent, so its
 	// barriers come after a's and no task gets a record of b.
-	runSumsWith(t, cfg, frequentCheckpoints(checkpoint.Unaligned, 0), trickle(a))
+	runSumsWith(t, cfg, frequentCheckpoints(protocol.Unaligned, 0), trickle(a))
 	ms := manifests(t, cfg)
 	var unaligned *checkpoint.Manifest
 	for i, m := range ms {

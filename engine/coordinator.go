@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
+	"github.com/hashicorp/go-hclog"
 
-	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 // maxFailedCheckpoints is how many checkpoints in a row may fail (a full
@@ -18,22 +17,43 @@ import (
 // would keep growing while nobody notices.
 const maxFailedCheckpoints = 3
 
-// coordinator triggers checkpoints, one at a time, and completes them once
-// every source and task has reported: it waits for the outputs to be
-// acknowledged, then writes the Pebble checkpoint and the manifest.
-// One goroutine (the pipeline's loop) drives it.
+// checkpointEffects is what the coordinator driver asks of the rest of the
+// engine: each method carries out one action of the protocol core.
+type checkpointEffects interface {
+	// injectBarriers hands the barrier request to every source.
+	injectBarriers(req protocol.InjectBarriers) error
+	// cancelCheckpoint tells every task that checkpoint id was given up.
+	cancelCheckpoint(id uint64)
+	// persistCheckpoint makes a collected checkpoint durable and returns
+	// its manifest: outputs acknowledged, state checkpoint and manifest
+	// written.
+	persistCheckpoint(ctx context.Context, p protocol.Persist) (checkpoint.Manifest, error)
+	// publishCheckpoint makes the transactional outputs staged up to id
+	// visible.
+	publishCheckpoint(ctx context.Context, id uint64) error
+	// ackSources acknowledges what the completed checkpoint covers.
+	ackSources(ctx context.Context, m checkpoint.Manifest)
+	// markCleanStop records the final checkpoint of a graceful stop.
+	markCleanStop(id uint64) error
+}
+
+// coordinator drives the protocol core's coordinator: it owns its timer,
+// feeds it the reports of sources and tasks, performs its actions through
+// checkpointEffects, and answers on-demand triggers. One goroutine (the
+// pipeline's loop) drives it.
 type coordinator struct {
-	p       *Pipeline
+	proto   *protocol.Coordinator
+	fx      checkpointEffects
 	opts    CheckpointOptions
 	root    string
-	nextID  uint64
+	logger  hclog.Logger
 	crash   *crashPoint
-	pending *pendingCheckpoint
-	// dueAt is when the next periodic checkpoint is due: an interval after
-	// the last trigger, and at least MinPause after the last end.
-	dueAt          time.Time
-	failed         int
+	reports reports
+	// manifest is the last persisted checkpoint's.
+	manifest       checkpoint.Manifest
 	recoveryLogged bool
+	// finished: the final checkpoint completed; the run may end.
+	finished bool
 	// waiters asked for a checkpoint on demand; answered when the next
 	// checkpoint completes or fails.
 	waiters []chan<- TriggerResult
@@ -47,171 +67,114 @@ type TriggerResult struct {
 	Error    string        `json:"error,omitempty"`
 }
 
-func newCoordinator(p *Pipeline, lastID uint64) *coordinator {
-	return &coordinator{p: p, opts: p.opts.Checkpoint, root: CheckpointRoot(p.cfg), nextID: lastID + 1,
-		crash: p.crash, demand: make(chan chan<- TriggerResult, 16), dueAt: time.Now().Add(p.opts.Checkpoint.Interval)}
+// coordinatorConfig is what a coordinator driver is built from.
+type coordinatorConfig struct {
+	opts             CheckpointOptions
+	root             string
+	sources, tasks   int
+	lastCompleted    uint64
+	logger           hclog.Logger
+	crash            *crashPoint
+	reports          reports
+	effects          checkpointEffects
+	maxFailuresInRow int
 }
 
-// nextTrigger returns when the next periodic checkpoint is due, or nil.
-func (c *coordinator) nextTrigger() <-chan time.Time {
-	if c.pending != nil || c.opts.Interval < 0 {
-		return nil
-	}
-	return time.After(time.Until(c.dueAt))
-}
-
-// ended records the end of a checkpoint for the minimum pause.
-func (c *coordinator) ended() {
-	if next := time.Now().Add(c.opts.MinPause); next.After(c.dueAt) {
-		c.dueAt = next
-	}
-}
-
-// pendingDone is closed when the pending checkpoint has every report.
-func (c *coordinator) pendingDone() <-chan struct{} {
-	if c.pending == nil {
-		return nil
-	}
-	return c.pending.done
-}
-
-// start triggers the next checkpoint: every source injects its barrier.
-func (c *coordinator) start(final bool) error {
-	tasks := 0
-	for _, op := range c.p.operators {
-		tasks += len(op.tasks)
-	}
-	c.pending = newPendingCheckpoint(c.nextID, final, len(c.p.sources), tasks)
-	c.nextID++
-	c.dueAt = c.pending.created.Add(c.opts.Interval)
-	for _, s := range c.p.sources {
-		select {
-		case s.barriers <- barrierRequest{ckpt: c.pending, final: final}:
-		case <-c.p.failed:
-			return c.p.failure()
-		}
-	}
-	return nil
-}
-
-// abandon gives up the pending checkpoint (timeout); its late barriers are
-// superseded by the next one.
-func (c *coordinator) abandon(reason string) error {
-	id := c.pending.id
-	c.pending = nil
-	c.ended()
-	return c.failedCheckpoint(id, errors.New(reason))
-}
-
-func (c *coordinator) failedCheckpoint(id uint64, err error) error {
-	c.failed++
-	c.answer(TriggerResult{Error: fmt.Sprintf("checkpoint %d failed: %v", id, err)})
-	c.p.logger.Error("checkpoint failed; the next one retries", "checkpoint", id, "error", err, "failed_in_a_row", c.failed)
-	if c.failed >= maxFailedCheckpoints {
-		return fmt.Errorf("%d checkpoints in a row failed, the last (%d): %w; fix the cause (disk space, permissions of %s) and restart: the run resumes from the last completed checkpoint",
-			c.failed, id, err, c.root)
-	}
-	return nil
-}
-
-// complete finishes the pending checkpoint whose reports are all in.
-func (c *coordinator) complete(ctx context.Context) error {
-	pc := c.pending
-	c.pending = nil
-	defer c.ended()
-	m, err := c.write(ctx, pc)
+func newCoordinator(cc coordinatorConfig) (*coordinator, error) {
+	proto, err := protocol.NewCoordinator(protocol.CoordinatorConfig{
+		Sources: cc.sources, Tasks: cc.tasks, Mode: cc.opts.Mode, Interval: cc.opts.Interval, Timeout: cc.opts.Timeout,
+		MinPause: cc.opts.MinPause, MaxFailures: cc.maxFailuresInRow, FirstID: cc.lastCompleted + 1, Where: cc.root, Clock: cc.opts.Clock})
 	if err != nil {
-		if errors.Is(err, errPipelineFailed) {
-			return c.p.failure()
-		}
-		if pc.final {
-			c.answer(TriggerResult{Error: err.Error()})
-			return fmt.Errorf("final checkpoint %d failed: %w; the next run resumes from the last completed checkpoint", pc.id, err)
-		}
-		return c.failedCheckpoint(pc.id, err)
+		return nil, err
 	}
-	c.failed = 0
-	c.crash.reach("manifest-before-announce")
-	// The checkpoint is complete on disk: its transactional outputs become
-	// visible, before the trigger is answered.
-	if err := c.p.publishCommitted(ctx, m.ID); err != nil {
-		return err
+	return &coordinator{proto: proto, fx: cc.effects, opts: cc.opts, root: cc.root, logger: cc.logger, crash: cc.crash,
+		reports: cc.reports, demand: make(chan chan<- TriggerResult, 16)}, nil
+}
+
+// timer fires when the protocol must be ticked (a trigger is due or a
+// checkpoint times out); nil when nothing is pending.
+func (c *coordinator) timer() <-chan time.Time {
+	at, ok := c.proto.NextDeadline()
+	if !ok {
+		return nil
 	}
-	c.p.ackSources(ctx, m)
-	c.announce(m)
-	if pc.final {
-		if err := writeCleanStop(c.p.cfg.DataDir, m.ID); err != nil {
-			c.p.logger.Warn("could not record the clean stop (metrics only)", "error", err)
+	return time.After(at.Sub(c.opts.Clock.Now()))
+}
+
+// step feeds the protocol one event and performs what follows, until the
+// protocol waits for the next event. A non-nil error stops the pipeline.
+func (c *coordinator) step(ctx context.Context, ev protocol.Event) error {
+	pending := []protocol.Event{ev}
+	for len(pending) > 0 {
+		ev, pending = pending[0], pending[1:]
+		for _, a := range c.proto.Step(ev) {
+			next, err := c.perform(ctx, a)
+			if err != nil {
+				return err
+			}
+			if next != nil {
+				pending = append(pending, next)
+			}
 		}
 	}
+	return nil
+}
+
+// perform carries out one action; persist and publish answer with the
+// event that reports their outcome.
+func (c *coordinator) perform(ctx context.Context, a protocol.Action) (protocol.Event, error) {
+	switch a := a.(type) {
+	case protocol.InjectBarriers:
+		return nil, c.fx.injectBarriers(a)
+	case protocol.Cancel:
+		c.fx.cancelCheckpoint(a.ID)
+	case protocol.Persist:
+		return c.persist(ctx, a)
+	case protocol.Publish:
+		c.crash.reach("manifest-before-announce")
+		// Complete on disk: the transactional outputs become visible
+		// before the checkpoint is announced and triggers are answered.
+		return protocol.Published{ID: a.ID, Err: c.fx.publishCheckpoint(ctx, a.ID)}, nil
+	case protocol.AckSources:
+		c.fx.ackSources(ctx, c.manifest)
+	case protocol.Announce:
+		c.announce(c.manifest)
+	case protocol.MarkCleanStop:
+		if err := c.fx.markCleanStop(a.ID); err != nil {
+			c.logger.Warn("could not record the clean stop (metrics only)", "error", err)
+		}
+	case protocol.Retain:
+		c.retain()
+	case protocol.CheckpointFailed:
+		c.answer(TriggerResult{Error: fmt.Sprintf("checkpoint %d failed: %v", a.ID, a.Err)})
+		c.logger.Error("checkpoint failed; the next one retries", "checkpoint", a.ID, "error", a.Err, "failed_in_a_row", a.InARow)
+	case protocol.Fail:
+		c.answer(TriggerResult{Error: a.Err.Error()})
+		return nil, a.Err
+	case protocol.Stopped:
+		c.finished = true
+	}
+	return nil, nil
+}
+
+func (c *coordinator) persist(ctx context.Context, a protocol.Persist) (protocol.Event, error) {
+	m, err := c.fx.persistCheckpoint(ctx, a)
+	if errors.Is(err, errPipelineFailed) {
+		return nil, err // the failure that stopped the pipeline is reported as is
+	}
+	if err == nil {
+		c.manifest = m
+	}
+	return protocol.Persisted{ID: a.ID, Err: err}, nil
+}
+
+func (c *coordinator) retain() {
 	if removed, err := checkpoint.Retain(c.root, c.opts.Retain); err != nil {
-		c.p.logger.Warn("removing old checkpoints failed", "error", err)
+		c.logger.Warn("removing old checkpoints failed", "error", err)
 	} else if len(removed) > 0 {
-		c.p.logger.Debug("old checkpoints removed", "ids", removed)
+		c.logger.Debug("old checkpoints removed", "ids", removed)
 	}
 	c.crash.reach("after-retain")
-	return nil
-}
-
-// write turns the reports of pc into checkpoint files.
-func (c *coordinator) write(ctx context.Context, pc *pendingCheckpoint) (checkpoint.Manifest, error) {
-	for _, op := range c.p.operators {
-		for _, t := range op.tasks {
-			if err := pc.report(t).err; err != nil {
-				return checkpoint.Manifest{}, err
-			}
-		}
-	}
-	// Every output of a record in the cut must be durable before the cut
-	// is: a crash after the manifest must not lose an output.
-	if err := c.p.sink.Flush(ctx); err != nil {
-		return checkpoint.Manifest{}, fmt.Errorf("waiting for output acknowledgements: %w", err)
-	}
-	if err := c.commitDeadLetters(); err != nil {
-		return checkpoint.Manifest{}, err
-	}
-	c.crash.reach("tasks-snapshotted")
-	m := c.manifest(pc)
-	return checkpoint.WriteWithHook(c.root, c.p.store.DB(), m, func(s checkpoint.Step) { c.crash.reach(string(s)) })
-}
-
-func (c *coordinator) commitDeadLetters() error {
-	b := c.p.store.NewBatch()
-	defer b.Close()
-	if err := c.p.dead.putAll(b); err != nil {
-		return err
-	}
-	return b.Commit(pebble.NoSync)
-}
-
-func (c *coordinator) manifest(pc *pendingCheckpoint) checkpoint.Manifest {
-	m := checkpoint.Manifest{ID: pc.id, Created: pc.created, Config: c.p.cfg.Text, Metrics: checkpoint.Metrics{Mode: "aligned"}}
-	for i, s := range c.p.sources {
-		m.Sources = append(m.Sources, checkpoint.SourcePosition{Name: s.cfg.Name, Stream: s.cfg.Stream,
-			StreamCreated: s.src.Identity().Created, LastSequence: pc.position(i)})
-	}
-	for _, op := range c.p.operators {
-		e := checkpoint.OperatorEntry{Name: op.cfg.Name, ModuleSHA256: op.module.Hash(), ABIVersion: abi.Version,
-			StateFormatVersion: state.FormatVersion, StateVersion: op.cfg.StateVersion, MaxParallelism: op.cfg.MaxParallelism}
-		if v := op.stateVersions(); len(v) > 0 {
-			e.StateVersions = v
-		}
-		for _, t := range op.tasks {
-			r := pc.report(t)
-			kgr := t.backend.Options().Range
-			entry := checkpoint.TaskEntry{KeyGroupRange: checkpoint.KeyGroupRange{Start: kgr.Start, End: kgr.End},
-				Inputs: r.inputs, PauseNanos: int64(r.pause), AlignmentNanos: int64(r.alignment), Unaligned: r.unaligned}
-			e.Tasks = append(e.Tasks, t.skip.split(entry, c.p.sourceIndex())...)
-			m.Metrics.AlignmentNanos = max(m.Metrics.AlignmentNanos, int64(r.alignment))
-			m.Metrics.MaxPauseNanos = max(m.Metrics.MaxPauseNanos, int64(r.pause))
-			if r.unaligned {
-				m.Metrics.Mode = "unaligned"
-			}
-		}
-		m.Operators = append(m.Operators, e)
-	}
-	m.Metrics.Recovery = c.p.recoveryMetrics()
-	return m
 }
 
 func (c *coordinator) announce(m checkpoint.Manifest) {
@@ -220,12 +183,12 @@ func (c *coordinator) announce(m checkpoint.Manifest) {
 		positions[s.Name] = s.LastSequence
 	}
 	dur := time.Duration(m.Metrics.DurationNanos)
-	c.p.logger.Info("checkpoint completed", "checkpoint", m.ID, "duration", dur,
+	c.logger.Info("checkpoint completed", "checkpoint", m.ID, "duration", dur,
 		"alignment", time.Duration(m.Metrics.AlignmentNanos), "max_pause", time.Duration(m.Metrics.MaxPauseNanos),
 		"mode", m.Metrics.Mode, "bytes", m.Metrics.BytesTotal, "bytes_new", m.Metrics.BytesNew, "positions", positions)
 	if r := m.Metrics.Recovery; r != nil && !c.recoveryLogged {
 		c.recoveryLogged = true
-		c.p.logger.Info("first checkpoint after a restore", "restored_from", r.FromCheckpoint,
+		c.logger.Info("first checkpoint after a restore", "restored_from", r.FromCheckpoint,
 			"recovery_time", time.Duration(r.DurationNanos), "records_replayed_so_far", r.RecordsReplayed)
 	}
 	c.answer(TriggerResult{ID: m.ID, Duration: dur})

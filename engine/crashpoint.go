@@ -17,7 +17,7 @@ const CrashPointEnv = "WASMSTREAM_CRASH_POINT"
 var CrashPoints = []string{
 	"tasks-snapshotted",        // every task flushed its snapshot; no Pebble checkpoint yet
 	"state-copied",             // Pebble checkpoint in the temp dir; no manifest
-	"manifest-temp",            // MANIFEST.json.tmp durable, not renamed
+	"manifest-temp",            // the manifest's temp file durable, not renamed
 	"manifest-written",         // manifest in place; temp dir not renamed
 	"renamed",                  // checkpoint dir renamed; root not fsynced
 	"manifest-before-announce", // checkpoint complete on disk; not logged, retention not run

@@ -51,7 +51,7 @@ func configInterval(cfg *config.Pipeline) time.Duration {
 	if cfg.Checkpoint.Interval > 0 {
 		return cfg.Checkpoint.Interval
 	}
-	return defaultCheckpointInterval
+	return config.DefaultCheckpointInterval
 }
 
 // warnDuplicateWindows checks, on the server, the stream behind every

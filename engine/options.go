@@ -6,9 +6,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine/config"
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 // Options tune a run. Zero fields take the defaults.
@@ -47,7 +47,7 @@ type CheckpointOptions struct {
 	MinPause time.Duration
 	// Mode is aligned (default) or unaligned barrier handling at tasks with
 	// several inputs.
-	Mode checkpoint.Mode
+	Mode protocol.Mode
 	// ModeSet says Mode was chosen explicitly (Aligned is the zero value).
 	ModeSet bool
 	// AlignmentTimeout switches an aligned checkpoint to unaligned on a task
@@ -55,6 +55,9 @@ type CheckpointOptions struct {
 	AlignmentTimeout time.Duration
 	// Retain is how many completed checkpoints are kept (default 3).
 	Retain int
+	// Clock times triggers, checkpoint timeouts and alignment (default
+	// the wall clock). Processing time for guests is Options.Clock.
+	Clock protocol.Clock
 }
 
 // RecoveryOptions choose the checkpoint a run restores.
@@ -72,12 +75,6 @@ type RecoveryOptions struct {
 	// of the data dir, which the run then restores like FromCheckpoint.
 	FromSavepoint string
 }
-
-const (
-	defaultCheckpointInterval = 5 * time.Second
-	defaultCheckpointTimeout  = 10 * time.Minute
-	defaultRetain             = 3
-)
 
 // withDefaults fills zero fields from the config's checkpoint block, then
 // from the defaults.
@@ -102,8 +99,8 @@ func (o Options) withDefaults(cfg *config.Pipeline) Options {
 	if c.Retain == 0 {
 		c.Retain = cc.Retain
 	}
-	if !c.ModeSet && cc.Mode == config.CheckpointUnaligned {
-		c.Mode = checkpoint.Unaligned
+	if !c.ModeSet {
+		c.Mode = cc.Mode
 	}
 	return o.withBuiltinDefaults()
 }
@@ -120,13 +117,21 @@ func (o Options) withBuiltinDefaults() Options {
 	}
 	c := &o.Checkpoint
 	if c.Interval == 0 {
-		c.Interval = defaultCheckpointInterval
+		c.Interval = config.DefaultCheckpointInterval
 	}
 	if c.Timeout <= 0 {
-		c.Timeout = defaultCheckpointTimeout
+		c.Timeout = config.DefaultCheckpointTimeout
 	}
 	if c.Retain <= 0 {
-		c.Retain = defaultRetain
+		c.Retain = config.DefaultCheckpointRetain
+	}
+	if c.Clock == nil {
+		c.Clock = wallClock{}
 	}
 	return o
 }
+
+// wallClock is the protocol's clock in production.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }

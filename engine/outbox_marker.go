@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/wasmstream/wasmstream/internal/atomicfile"
 )
 
 // The outbox of a checkpoint stays in it after its outputs are published
@@ -39,29 +43,9 @@ func publishedThrough(dataDir string) (uint64, error) {
 // markPublished durably records that the outputs of every checkpoint up to
 // id are published (temp file, fsync, rename, fsync dir).
 func markPublished(dataDir string, id uint64) error {
-	path := outboxMarkFile(dataDir)
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(strconv.FormatUint(id, 10) + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
+	data := []byte(strconv.FormatUint(id, 10) + "\n")
+	if err := atomicfile.Write(vfs.Default, outboxMarkFile(dataDir), data, 0o666); err != nil {
 		return fmt.Errorf("recording that the transactional outputs of checkpoint %d are published: %w", id, err)
 	}
-	d, err := os.Open(dataDir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }

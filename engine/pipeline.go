@@ -35,7 +35,11 @@ type Pipeline struct {
 	dead      deadLetters
 
 	coord *coordinator
-	crash *crashPoint // WASMSTREAM_CRASH_POINT, for crash tests; nil when unset
+	// tasks lists every task of every operator; a task's report names
+	// its index here. reports carries reports to the coordinator.
+	tasks   []*task
+	reports reports
+	crash   *crashPoint // WASMSTREAM_CRASH_POINT, for crash tests; nil when unset
 	// outboxRecommitted counts transactional outputs re-sent one by one
 	// because their batch was found already committed.
 	outboxRecommitted atomic.Uint64
@@ -112,8 +116,12 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if err := p.openSources(ctx); err != nil {
 		return nil, err
 	}
-	p.prepareTaskPositions()
-	p.coord = newCoordinator(p, lastID)
+	if err := p.prepareTaskPositions(); err != nil {
+		return nil, err
+	}
+	if p.coord, err = p.newCoordinator(lastID); err != nil {
+		return nil, err
+	}
 	if err := p.serveControl(); err != nil {
 		return nil, err
 	}
@@ -237,20 +245,37 @@ func (p *Pipeline) sourceIndex() map[string]int {
 	return index
 }
 
+// newCoordinator numbers the tasks for their reports and builds the
+// coordinator driver on the pipeline's effects.
+func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator, error) {
+	for _, op := range p.operators {
+		for _, t := range op.tasks {
+			t.global = len(p.tasks)
+			p.tasks = append(p.tasks, t)
+		}
+	}
+	p.reports = make(reports, reportCapacity(len(p.sources), len(p.tasks)))
+	return newCoordinator(coordinatorConfig{opts: p.opts.Checkpoint, root: CheckpointRoot(p.cfg), sources: len(p.sources), tasks: len(p.tasks),
+		lastCompleted: lastCompleted, logger: p.logger, crash: p.crash, reports: p.reports, effects: p, maxFailuresInRow: maxFailedCheckpoints})
+}
+
 // prepareTaskPositions tells every task where its inputs start (its state
 // holds every record before: a snapshot taken before an input's first
 // record must not claim less), and gives the tasks of an operator restored
 // from an unaligned snapshot the records to skip on replay.
-func (p *Pipeline) prepareTaskPositions() {
+func (p *Pipeline) prepareTaskPositions() error {
 	for _, s := range p.sources {
 		for _, c := range s.consumers {
-			for _, t := range c.op.tasks {
-				t.ck.covered[c.input] = s.position.Load()
+			op := c.op
+			for _, t := range op.tasks {
+				if err := t.ck.proto.Processed(int(c.input), s.position.Load()); err != nil {
+					return fmt.Errorf("operator %q task %d: %w", op.cfg.Name, t.index, err)
+				}
 			}
 		}
 	}
 	if p.restored == nil {
-		return
+		return nil
 	}
 	index := p.sourceIndex()
 	for _, op := range p.operators {
@@ -264,6 +289,7 @@ func (p *Pipeline) prepareTaskPositions() {
 			}
 		}
 	}
+	return nil
 }
 
 func (p *Pipeline) consumersOf(name string) []consumer {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/state"
 )
 
@@ -172,22 +173,13 @@ func manifestSource(m checkpoint.Manifest, name string) (checkpoint.SourcePositi
 // resumePoints computes where each source of the manifest resumes: after the
 // lowest position any task's snapshot holds for it.
 func resumePoints(m checkpoint.Manifest) map[string]uint64 {
-	low := map[string]uint64{}
+	sources := map[string]uint64{}
 	for _, s := range m.Sources {
-		low[s.Name] = s.LastSequence
+		sources[s.Name] = s.LastSequence
 	}
+	var ranges []protocol.RangePositions
 	for _, op := range m.Operators {
-		for _, t := range op.Tasks {
-			for name, pos := range t.Inputs {
-				if cur, ok := low[name]; ok {
-					low[name] = min(cur, pos)
-				}
-			}
-		}
+		ranges = append(ranges, rangePositions(op.Tasks)...)
 	}
-	resume := map[string]uint64{}
-	for name, pos := range low {
-		resume[name] = pos + 1
-	}
-	return resume
+	return protocol.ResumePoints(sources, ranges)
 }

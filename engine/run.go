@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
+
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 // Run processes records until ctx ends, the pipeline has been idle for
@@ -49,9 +50,6 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		}()
 	}
 	runErr := p.loop(ctx)
-	if runErr == nil && p.failure() == nil {
-		runErr = p.finalCheckpoint()
-	}
 	stopSources()
 	sources.Wait()
 	p.closeTasks()
@@ -63,7 +61,11 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	return runErr
 }
 
-// loop drives checkpoints, progress logs and the idle stop.
+// loop drives the coordinator, progress logs and the idle stop until the
+// final checkpoint completed or the pipeline failed. A stop (ctx ended, an
+// accepted upgrade, no input) asks the protocol for the final checkpoint:
+// the one in progress finishes, then the sources inject a final barrier
+// and stop, and the tasks snapshot after every record routed before it.
 func (p *Pipeline) loop(ctx context.Context) error {
 	progressTick := time.NewTicker(p.opts.ProgressInterval)
 	defer progressTick.Stop()
@@ -71,68 +73,42 @@ func (p *Pipeline) loop(ctx context.Context) error {
 	defer idleTick.Stop()
 	started := time.Now()
 	c := p.coord
-	for {
-		var timeout <-chan time.Time
-		if c.pending != nil {
-			timeout = time.After(c.opts.Timeout - time.Since(c.pending.created))
-		}
-		var err error
+	done, upgrade, idle := ctx.Done(), p.upgradeStop, idleTick.C
+	stop := func(why string, args ...any) protocol.Event {
+		p.logger.Info(why, args...)
+		done, upgrade, idle = nil, nil, nil
+		return protocol.Stop{}
+	}
+	for !c.finished {
+		var ev protocol.Event
 		select {
-		case <-ctx.Done():
-			p.logger.Info("stopping: final checkpoint")
-			return nil
-		case <-p.upgradeStop:
-			p.logger.Info("stopping for the upgrade: final checkpoint")
-			return nil
+		case <-done:
+			ev = stop("stopping: final checkpoint")
+		case <-upgrade:
+			ev = stop("stopping for the upgrade: final checkpoint")
 		case <-p.failed:
 			return p.failure()
-		case <-c.nextTrigger():
-			err = c.start(false)
+		case <-c.timer():
+			ev = protocol.Tick{}
 		case answer := <-c.demand:
 			c.waiters = append(c.waiters, answer)
-			if c.pending == nil {
-				err = c.start(false)
-			}
-		case <-c.pendingDone():
-			err = c.complete(context.Background())
-		case <-timeout:
-			err = c.abandon(fmt.Sprintf("not complete after %s (checkpoint timeout)", c.opts.Timeout))
+			ev = protocol.Trigger{}
+		case ev = <-c.reports:
 		case <-progressTick.C:
 			p.logProgress(started)
-		case <-idleTick.C:
+		case <-idle:
 			if p.opts.StopWhenIdle > 0 && p.idleFor() >= p.opts.StopWhenIdle && time.Since(started) >= p.opts.StopWhenIdle {
-				p.logger.Info("stopping: no input", "idle_for", p.opts.StopWhenIdle)
-				return nil
+				ev = stop("stopping: no input", "idle_for", p.opts.StopWhenIdle)
 			}
 		}
-		if err != nil {
+		if ev == nil {
+			continue
+		}
+		if err := c.step(context.Background(), ev); err != nil {
+			if errors.Is(err, errPipelineFailed) {
+				return p.failure()
+			}
 			return err
-		}
-	}
-}
-
-// finalCheckpoint lets a checkpoint in progress finish, then takes the last
-// one: sources inject a final barrier and stop, tasks snapshot after every
-// record routed before it.
-func (p *Pipeline) finalCheckpoint() error {
-	c := p.coord
-	deadline := time.After(c.opts.Timeout)
-	for final := false; !final; {
-		if c.pending == nil {
-			if err := c.start(true); err != nil {
-				return err
-			}
-			final = true
-		}
-		select {
-		case <-c.pending.done:
-			if err := c.complete(context.Background()); err != nil {
-				return err
-			}
-		case <-p.failed:
-			return p.failure()
-		case <-deadline:
-			return fmt.Errorf("final checkpoint %d not complete after %s; the next run resumes from the last completed checkpoint", c.pending.id, c.opts.Timeout)
 		}
 	}
 	return nil

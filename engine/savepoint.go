@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/savepointstore"
 	"github.com/wasmstream/wasmstream/plugins"
 )
 
@@ -64,7 +65,7 @@ type SavepointResult struct {
 	// Triggered: the pipeline was running and checkpointed for this savepoint.
 	Triggered bool
 	// Stored is the Object Store copy (ToObjectStore), on server Server.
-	Stored *checkpoint.StoredSavepoint
+	Stored *savepointstore.StoredSavepoint
 	Server string
 }
 
@@ -115,13 +116,13 @@ func CreateSavepoint(ctx context.Context, cfg *config.Pipeline, opts SavepointOp
 
 // PushSavepoint stores savepoint name of cfg's data dir in the Object Store
 // of the pipeline's NATS and returns the object and the server's URL.
-func PushSavepoint(ctx context.Context, cfg *config.Pipeline, name string, logger hclog.Logger) (checkpoint.StoredSavepoint, string, error) {
+func PushSavepoint(ctx context.Context, cfg *config.Pipeline, name string, logger hclog.Logger) (savepointstore.StoredSavepoint, string, error) {
 	conn, err := ConnectClient(ctx, cfg, logger)
 	if err != nil {
-		return checkpoint.StoredSavepoint{}, "", err
+		return savepointstore.StoredSavepoint{}, "", err
 	}
 	defer conn.Close()
-	st, err := checkpoint.NewSavepointStore(conn, "").Put(ctx, SavepointRoot(cfg), name)
+	st, err := savepointstore.NewSavepointStore(conn, "").Put(ctx, SavepointRoot(cfg), name)
 	return st, conn.ClientURL(), err
 }
 
@@ -355,7 +356,7 @@ func adoptFromObjectStore(ctx context.Context, cfg *config.Pipeline, pipeline, n
 		return checkpoint.Adoption{}, err
 	}
 	defer conn.Close()
-	r, st, err := checkpoint.NewSavepointStore(conn, "").Get(ctx, pipeline, name)
+	r, st, err := savepointstore.NewSavepointStore(conn, "").Get(ctx, pipeline, name)
 	if err != nil {
 		return checkpoint.Adoption{}, err
 	}

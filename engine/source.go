@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/natsio"
 	"github.com/wasmstream/wasmstream/state"
 )
@@ -51,7 +51,7 @@ func (s *source) run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		select {
 		case req := <-s.barriers:
-			if err := s.injectBarrier(req); err != nil || req.final {
+			if err := s.injectBarrier(req); err != nil || req.Final {
 				return err
 			}
 		default:
@@ -77,16 +77,16 @@ func (s *source) run(ctx context.Context) error {
 
 // injectBarrier sends the checkpoint's barrier to every task that consumes
 // the source, after the last chunk routed to it, and reports the position.
+// Overtaking barriers (unaligned mode; never the final one, so that a
+// graceful stop drains every routed record first) take the tasks'
+// priority queue, ahead of the records already queued.
 func (s *source) injectBarrier(req barrierRequest) error {
 	pos := s.position.Load()
-	// Unaligned barriers overtake the queued records; a final barrier never
-	// does, so that a graceful stop drains every routed record first.
-	overtake := s.p.opts.Checkpoint.Mode == checkpoint.Unaligned && !req.final
 	for _, c := range s.consumers {
 		for _, t := range c.op.tasks {
-			b := &barrier{id: req.ckpt.id, input: int(c.input), position: pos, ckpt: req.ckpt, overtaking: overtake}
+			b := &protocol.Barrier{ID: req.ID, Input: int(c.input), Position: pos, Overtaking: req.Overtaking}
 			queue := t.in
-			if overtake {
+			if req.Overtaking {
 				queue = t.prio
 			}
 			select {
@@ -96,7 +96,7 @@ func (s *source) injectBarrier(req barrierRequest) error {
 			}
 		}
 	}
-	req.ckpt.sourceAt(s.index, pos)
+	s.p.report(protocol.SourceReported{ID: req.ID, Source: s.index, Position: pos})
 	return nil
 }
 

@@ -9,9 +9,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine/config"
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/isolate"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/natsio"
 	"github.com/wasmstream/wasmstream/state"
 )
@@ -32,8 +33,9 @@ type task struct {
 
 	clock  *batchClock // processing time of state TTLs, read per batch
 	outbox taskOutbox  // transactional outputs since the last snapshot
-	ck     taskCheckpointing
-	skip   *skipTable // records a restored unaligned snapshot already holds; nil when none
+	ck     *taskCheckpointing
+	skip   *protocol.SkipTable // records a restored unaligned snapshot already holds; nil when none
+	global int                 // the task's number among all tasks of the pipeline (its reports)
 
 	processed atomic.Uint64
 	emitted   atomic.Uint64
@@ -54,7 +56,7 @@ type taskItem struct {
 	records []inputRecord
 	input   int    // the operator input of records
 	upTo    uint64 // the source had routed every record up to this sequence
-	barrier *barrier
+	barrier *protocol.Barrier
 }
 
 func (t *task) run(ctx context.Context) error {
@@ -75,7 +77,8 @@ func (t *task) run(ctx context.Context) error {
 }
 
 // next waits for the next item; while a barrier alignment can time out it
-// also wakes up to tell the aligner how long it has waited.
+// also wakes up to tick the protocol, and it acts on the coordinator's
+// cancellations.
 func (t *task) next(ctx context.Context) (taskItem, bool, error) {
 	for {
 		select {
@@ -83,44 +86,55 @@ func (t *task) next(ctx context.Context) (taskItem, bool, error) {
 			return item, true, nil
 		default:
 		}
-		wait := t.ck.alignmentWait()
-		if wait < 0 {
-			select {
-			case item := <-t.prio:
-				return item, true, nil
-			case item, ok := <-t.in:
-				return item, ok, nil
-			case <-t.idleSweepTimer():
-				if err := t.sweep(idleSweepBudget / sweepPerRecord); err != nil {
-					return taskItem{}, false, err
-				}
-			}
-			continue
+		if err := t.applyCancel(ctx); err != nil {
+			return taskItem{}, false, err
 		}
-		timer := time.NewTimer(wait)
+		timeout, stopTimer := t.timeout()
 		select {
 		case item := <-t.prio:
-			timer.Stop()
+			stopTimer()
 			return item, true, nil
 		case item, ok := <-t.in:
-			timer.Stop()
+			stopTimer()
 			return item, ok, nil
-		case <-timer.C:
-			if err := t.apply(ctx, t.ck.aligner.Tick(time.Since(t.ck.firstBarrier))); err != nil {
+		case <-t.ck.wake:
+			stopTimer()
+		case <-timeout:
+			if err := t.onTimer(ctx); err != nil {
 				return taskItem{}, false, err
 			}
 		}
 	}
 }
 
+// timeout is the timer next waits on: the alignment timeout while one
+// can expire, else the idle sweep (nil without TTLs).
+func (t *task) timeout() (<-chan time.Time, func()) {
+	wait := t.ck.alignmentWait(t.op.p.opts.Checkpoint.Clock.Now())
+	if wait < 0 {
+		return t.idleSweepTimer(), func() {}
+	}
+	timer := time.NewTimer(wait)
+	return timer.C, func() { timer.Stop() }
+}
+
+// onTimer ticks the protocol (an alignment may have timed out), or sweeps
+// expired state when the task is idle.
+func (t *task) onTimer(ctx context.Context) error {
+	if _, aligning := t.ck.proto.Deadline(); aligning {
+		return t.apply(ctx, t.ck.proto.Tick())
+	}
+	return t.sweep(idleSweepBudget / sweepPerRecord)
+}
+
 // onChunk processes a chunk, or holds it while its input is aligned.
 func (t *task) onChunk(ctx context.Context, item taskItem) error {
-	action, err := t.ck.aligner.Record(item.input)
+	disp, err := t.ck.proto.Chunk(item.input)
 	if err != nil {
 		return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
 	}
-	if action == checkpoint.Hold {
-		t.ck.hold(item)
+	if disp == protocol.Hold {
+		t.ck.held[item.input] = append(t.ck.held[item.input], item)
 		return nil
 	}
 	return t.processItem(ctx, item)
@@ -129,12 +143,14 @@ func (t *task) onChunk(ctx context.Context, item taskItem) error {
 func (t *task) processItem(ctx context.Context, item taskItem) error {
 	recs := item.records
 	if t.skip != nil {
-		recs = t.skip.filter(t.op, recs)
+		recs = t.filterReplayed(recs)
 	}
 	if err := t.processChunk(ctx, recs); err != nil {
 		return err
 	}
-	t.ck.covered[item.input] = max(t.ck.covered[item.input], item.upTo)
+	if err := t.ck.proto.Processed(item.input, item.upTo); err != nil {
+		return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
+	}
 	return t.sweep(len(recs))
 }
 
@@ -150,41 +166,35 @@ func (t *task) processChunk(ctx context.Context, recs []inputRecord) error {
 	return nil
 }
 
-// processBatch runs a batch; a record that makes the guest fail is isolated
-// to the dead-letter subject and the rest of the batch runs again (the failed
-// attempt's state writes and outputs were discarded).
+// processBatch runs a batch under the failure policy (internal/isolate): a
+// record that makes the guest fail is isolated to the dead-letter subject
+// and the rest of the batch runs again (the failed attempt's state writes
+// and outputs were discarded).
 func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
 	recs = t.op.p.skipDeadLettered(t.op, recs)
-	retried := false
-	for len(recs) > 0 {
-		t.clock.tick()
-		outs, err := t.inst.Process(ctx, t.toHost(recs))
-		if err == nil {
-			t.processed.Add(uint64(len(recs)))
-			return t.publish(ctx, recs, outs)
-		}
-		var ge *host.GuestError
-		if !errors.As(err, &ge) {
-			return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
-		}
-		if err := t.replaceInstanceIfClosed(ctx); err != nil {
-			return err
-		}
-		if ge.Record < 0 {
-			// No record was current: blaming one would dead-letter an
-			// innocent record. Retry once on a fresh instance, then stop.
-			if retried {
-				return fmt.Errorf("operator %q task %d fails outside any record, twice in a row; fix the operator: %w", t.op.cfg.Name, t.index, err)
-			}
-			retried = true
-			continue
-		}
-		if err := t.deadLetter(ctx, &recs[ge.Record], ge); err != nil {
-			return err
-		}
-		recs = append(recs[:ge.Record:ge.Record], recs[ge.Record+1:]...)
+	var deadLetterErr error
+	r := isolate.Runner{
+		Inst:          t.inst,
+		Renew:         t.renewInstance,
+		BeforeAttempt: t.clock.tick,
+		OnIsolate: func(ctx context.Context, i int, ge *host.GuestError) error {
+			deadLetterErr = t.deadLetter(ctx, &recs[i], ge)
+			return deadLetterErr
+		},
 	}
-	return nil
+	res, err := r.Run(ctx, t.toHost(recs))
+	t.inst = r.Inst
+	var ge *host.GuestError
+	switch {
+	case err == nil:
+		t.processed.Add(uint64(len(recs) - len(res.Isolated)))
+		return t.publish(ctx, recs, res.Outputs)
+	case deadLetterErr != nil:
+		return deadLetterErr
+	case errors.Is(err, isolate.ErrFaultOutsideRecord) && errors.As(err, &ge):
+		return fmt.Errorf("operator %q task %d fails outside any record, twice in a row; fix the operator: %w", t.op.cfg.Name, t.index, ge)
+	}
+	return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
 }
 
 func (t *task) toHost(recs []inputRecord) []host.Record {
@@ -226,15 +236,8 @@ func (t *task) deadLetter(ctx context.Context, r *inputRecord, ge *host.GuestErr
 	return t.op.p.deadLetter(ctx, t.op, t.op.p.sources[r.source], r.msg, ge.Error())
 }
 
-func (t *task) replaceInstanceIfClosed(ctx context.Context) error {
-	if !t.inst.Closed() {
-		return nil
-	}
+// renewInstance replaces an instance a fault closed (isolate.Runner.Renew).
+func (t *task) renewInstance(ctx context.Context) (*host.Instance, error) {
 	t.restarts.Add(1)
-	inst, err := t.op.newInstance(ctx, t.backend, t.logger)
-	if err != nil {
-		return fmt.Errorf("operator %q task %d: recreate instance after a fault: %w", t.op.cfg.Name, t.index, err)
-	}
-	t.inst = inst
-	return nil
+	return t.op.newInstance(ctx, t.backend, t.logger)
 }

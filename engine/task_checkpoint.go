@@ -3,57 +3,59 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
-// taskCheckpointing is a task's side of the barrier protocol: the aligner,
-// the chunks it holds, and how far each input has been processed.
+// taskCheckpointing is a task's side of the checkpoint protocol: the
+// protocol core's task, the chunks it holds, the outcome of its last
+// snapshot, and the coordinator's cancellations.
 type taskCheckpointing struct {
-	aligner *checkpoint.Aligner
-	timeout time.Duration // alignment timeout; 0 = none
-	// covered[i]: every record of input i up to this sequence that was routed
-	// to the task has been processed.
-	covered []uint64
-	held    [][]taskItem // per input, chunks held behind its barrier, FIFO
-
-	// The checkpoint whose barriers are arriving.
-	id           uint64
-	ckpt         *pendingCheckpoint
-	firstBarrier time.Time
-	arrived      []bool
-	barrierAt    []uint64 // position of each arrived barrier
-	overtook     []bool   // the arrived barrier overtook queued records
-	report       taskReport
+	proto *protocol.Task
+	held  [][]taskItem // per input, chunks held behind its barrier, FIFO
+	last  protocol.TaskReport
+	// cancelled is the newest checkpoint the coordinator gave up; wake
+	// tells the task goroutine to look.
+	cancelled atomic.Uint64
+	seen      uint64
+	wake      chan struct{}
 }
 
-func newTaskCheckpointing(inputs int, opts CheckpointOptions) (taskCheckpointing, error) {
-	a, err := checkpoint.NewAligner(checkpoint.Config{Inputs: inputs, Mode: opts.Mode, AlignmentTimeout: opts.AlignmentTimeout})
+func newTaskCheckpointing(inputs int, opts CheckpointOptions) (*taskCheckpointing, error) {
+	proto, err := protocol.NewTask(protocol.TaskConfig{Inputs: inputs, Mode: opts.Mode, AlignmentTimeout: opts.AlignmentTimeout, Clock: opts.Clock})
 	if err != nil {
-		return taskCheckpointing{}, err
+		return nil, err
 	}
-	return taskCheckpointing{aligner: a, timeout: opts.AlignmentTimeout,
-		covered: make([]uint64, inputs), held: make([][]taskItem, inputs),
-		arrived: make([]bool, inputs), barrierAt: make([]uint64, inputs), overtook: make([]bool, inputs)}, nil
+	return &taskCheckpointing{proto: proto, held: make([][]taskItem, inputs), wake: make(chan struct{}, 1)}, nil
 }
 
-// alignmentWait is how long the task may wait for input before the aligner
-// must be ticked, or -1 when no alignment can time out.
-func (c *taskCheckpointing) alignmentWait() time.Duration {
-	if c.timeout == 0 {
+// alignmentWait is how long the task may wait for input before the
+// protocol must be ticked, or -1 when no alignment can time out.
+func (c *taskCheckpointing) alignmentWait(now time.Time) time.Duration {
+	d, ok := c.proto.Deadline()
+	if !ok {
 		return -1
 	}
-	if _, active := c.aligner.InProgress(); !active || c.report.inputs != nil {
-		return -1
-	}
-	return max(c.timeout-time.Since(c.firstBarrier), 0) + time.Millisecond
+	return max(d.Sub(now), 0) + time.Millisecond
 }
 
-func (c *taskCheckpointing) hold(item taskItem) {
-	c.held[item.input] = append(c.held[item.input], item)
+// cancel records that the coordinator gave up checkpoint id; the task
+// goroutine acts on it at its next wake-up.
+func (c *taskCheckpointing) cancel(id uint64) {
+	for {
+		cur := c.cancelled.Load()
+		if id <= cur || c.cancelled.CompareAndSwap(cur, id) {
+			break
+		}
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
 }
 
 func (c *taskCheckpointing) popHeld(input int) taskItem {
@@ -63,94 +65,60 @@ func (c *taskCheckpointing) popHeld(input int) taskItem {
 	return item
 }
 
-// begin starts tracking checkpoint b.id on its first barrier at this task.
-func (c *taskCheckpointing) begin(b *barrier) {
-	c.id, c.ckpt, c.firstBarrier = b.id, b.ckpt, time.Now()
-	clear(c.arrived)
-	clear(c.overtook)
-	c.report = taskReport{}
+// applyCancel hands a new cancellation to the protocol.
+func (t *task) applyCancel(ctx context.Context) error {
+	id := t.ck.cancelled.Load()
+	if id <= t.ck.seen {
+		return nil
+	}
+	t.ck.seen = id
+	return t.apply(ctx, t.ck.proto.Cancel(id))
 }
 
-func (t *task) onBarrier(ctx context.Context, b *barrier) error {
-	effects, err := t.ck.aligner.Barrier(b.input, b.id)
+func (t *task) onBarrier(ctx context.Context, b *protocol.Barrier) error {
+	actions, err := t.ck.proto.Barrier(*b)
 	if err != nil {
 		return fmt.Errorf("operator %q task %d: %w", t.op.cfg.Name, t.index, err)
 	}
-	if len(effects) == 1 {
-		if ig, ok := effects[0].(checkpoint.Ignored); ok {
-			t.logger.Debug("stale barrier ignored", "checkpoint", ig.ID, "input", ig.Input)
-			return nil
-		}
-	}
-	if b.id != t.ck.id {
-		t.ck.begin(b)
-	}
-	t.ck.arrived[b.input] = true
-	t.ck.barrierAt[b.input] = b.position
-	t.ck.overtook[b.input] = b.overtaking
-	return t.apply(ctx, effects)
+	return t.apply(ctx, actions)
 }
 
-// apply performs the aligner's effects in order.
-func (t *task) apply(ctx context.Context, effects []checkpoint.Effect) error {
-	for _, e := range effects {
-		switch e := e.(type) {
-		case checkpoint.Snapshot:
-			t.snapshot()
-			if t.ck.report.unaligned {
-				// The snapshot records how far each input is in it, and
-				// the records of late inputs are replayed from JetStream
-				// on restore: the task's part is done now, without waiting
-				// for the late barriers (they will be ignored or superseded).
-				t.ck.ckpt.taskDone(t, t.ck.report)
-			}
-		case checkpoint.Release:
-			for _, in := range e.Inputs {
+// apply performs the protocol's actions in order.
+func (t *task) apply(ctx context.Context, actions []protocol.TaskAction) error {
+	for _, a := range actions {
+		switch a := a.(type) {
+		case protocol.Snapshot:
+			t.ck.last = t.snapshot(a)
+		case protocol.Ack:
+			t.op.p.reports <- protocol.TaskAcked{ID: a.ID, Task: t.global, Report: t.ck.last}
+		case protocol.Release:
+			for _, in := range a.Inputs {
 				if err := t.processItem(ctx, t.ck.popHeld(in)); err != nil {
 					return err
 				}
 			}
-		case checkpoint.Complete:
-			if !t.ck.report.unaligned {
-				t.ck.ckpt.taskDone(t, t.ck.report)
-			}
-		case checkpoint.Abort:
-			t.logger.Debug("checkpoint abandoned by a newer one", "checkpoint", e.ID)
-		case checkpoint.Forward:
-			// Outputs leave through the shared sink, which the coordinator
-			// flushes before it completes the checkpoint: nothing to forward.
+		case protocol.Abort:
+			t.logger.Debug("checkpoint given up", "checkpoint", a.ID)
+		case protocol.Ignored:
+			t.logger.Debug("stale barrier ignored", "checkpoint", a.ID, "input", a.Input)
+		case protocol.Forward:
+			// A single stage has no downstream tasks (TaskConfig.Downstream
+			// is 0): the protocol never asks.
 		}
 	}
 	return nil
 }
 
-// snapshot flushes the task's state into the store and records how far
-// each input is in it. The store changes only by such flushes, so after every
-// task flushed checkpoint N (and before N+1 is triggered) the store holds
-// exactly the cut; the coordinator then takes the Pebble checkpoint.
-func (t *task) snapshot() {
+// snapshot flushes the task's state into the store as its part of the
+// checkpoint. The store changes only by such flushes, so after every task
+// flushed checkpoint N (and before N+1 is triggered) the store holds exactly
+// the cut; the coordinator then takes the Pebble checkpoint.
+func (t *task) snapshot(s protocol.Snapshot) protocol.TaskReport {
 	start := time.Now()
-	c := &t.ck
-	r := taskReport{inputs: map[string]uint64{}, alignment: start.Sub(c.firstBarrier)}
-	for i, name := range t.op.cfg.Inputs {
-		// An in-band barrier follows exactly the records before it. An
-		// overtaking one may have passed queued records (covered below
-		// its position) or, picked after a later chunk, be behind it
-		// (covered above): either way covered is what the state holds,
-		// and resume points and skip tables handle both directions.
-		pos := c.covered[i]
-		switch {
-		case c.arrived[i] && !c.overtook[i]:
-			pos = c.barrierAt[i]
-		case c.arrived[i] && pos == c.barrierAt[i]:
-		default:
-			r.unaligned = true
-		}
-		r.inputs[name] = pos
-	}
-	r.err = t.flushState(c.id)
-	r.pause = time.Since(start)
-	c.report = r
+	r := protocol.TaskReport{Positions: s.Positions, Unaligned: s.Unaligned, Alignment: s.Alignment}
+	r.Err = t.flushState(s.ID)
+	r.Pause = time.Since(start)
+	return r
 }
 
 // flushState applies the task's writes since its last snapshot, and its

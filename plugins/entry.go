@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/wasmstream/wasmstream/internal/modref"
 )
 
 // Entry is one version of an operator in the registry.
@@ -60,7 +62,7 @@ func objectMeta(e Entry) jetstream.ObjectMeta {
 // List skips.
 func entryFromObject(o *jetstream.ObjectInfo) (Entry, error) {
 	name, hash, ok := strings.Cut(o.Name, "/")
-	if !ok || ValidateName(name) != nil || len(hash) != FullHashLen || checkHashPrefix(hash) != nil {
+	if !ok || ValidateName(name) != nil || !modref.IsFullHash(hash) {
 		return Entry{}, fmt.Errorf("object %q is not an operator version (NAME/SHA256)", o.Name)
 	}
 	if want, err := jetstream.DecodeObjectDigest(o.Digest); err != nil || hex.EncodeToString(want) != hash {

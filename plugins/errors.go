@@ -1,6 +1,10 @@
 package plugins
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/wasmstream/wasmstream/internal/modref"
+)
 
 // Validation errors: Validate and Push return an error that wraps exactly
 // one of them (see ValidationError), so callers decide with errors.Is.
@@ -24,12 +28,12 @@ var (
 
 // Registry errors.
 var (
-	// ErrName: an operator name outside 1..64 of [A-Za-z0-9_-].
-	ErrName = errors.New("invalid operator name")
-	// ErrRef: a string that is neither a local path nor NAME[@HASH].
-	ErrRef = errors.New("invalid operator reference")
-	// ErrLocalRef: a registry operation was given a local path.
-	ErrLocalRef = errors.New("local path given where a registry reference is needed")
+	// ErrName: an operator name outside 1..64 of [A-Za-z0-9_-] (modref.ErrName).
+	ErrName = modref.ErrName
+	// ErrRef: a string that is neither a local path nor NAME[@HASH] (modref.ErrRef).
+	ErrRef = modref.ErrRef
+	// ErrLocalRef: a registry operation was given a local path (modref.ErrLocalRef).
+	ErrLocalRef = modref.ErrLocalRef
 	// ErrNotFound: no version matches the reference.
 	ErrNotFound = errors.New("operator not found")
 	// ErrAmbiguous: a hash prefix matches more than one version.

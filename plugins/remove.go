@@ -19,7 +19,7 @@ type RemoveOptions struct {
 // or every version of NAME when opts.AllVersions is set, and returns what it
 // removed. A pipeline that already fetched a version keeps its cached file.
 func (r *Registry) Remove(ctx context.Context, ref Ref, opts RemoveOptions) ([]Entry, error) {
-	if err := ref.validate(); err != nil {
+	if err := ref.ValidateRegistry(); err != nil {
 		return nil, err
 	}
 	if ref.Hash == "" && !opts.AllVersions {

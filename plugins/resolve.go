@@ -23,7 +23,7 @@ func (r *Registry) Resolve(ctx context.Context, ref Ref) (Entry, error) {
 
 // resolve is Resolve returning the open bucket too.
 func (r *Registry) resolve(ctx context.Context, ref Ref) (Entry, jetstream.ObjectStore, error) {
-	if err := ref.validate(); err != nil {
+	if err := ref.ValidateRegistry(); err != nil {
 		return Entry{}, nil, err
 	}
 	obs, err := r.conn.OpenObjectStore(ctx, r.opts.Bucket)

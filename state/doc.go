@@ -38,5 +38,12 @@
 // BackendOptions.Clock is the processing clock (injectable in tests).
 // FORMAT.md §3.1 has the rules, RATIONALE.md the trade-offs.
 //
+// # Filesystem
+//
+// Options.FS is the filesystem Pebble keeps the store on (a Pebble vfs.FS,
+// default vfs.Default). Pebble also writes checkpoints of the DB through it,
+// so a test that opens the store on vfs/errorfs can fail the live store's
+// writes or a checkpoint's (checkpoint.Writer takes the same FS).
+//
 // RATIONALE.md explains the choices; BENCHMARKS.md records their cost.
 package state

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/wasmstream/wasmstream/abi"
 )
 
@@ -34,6 +35,10 @@ type Options struct {
 	// Logger receives Pebble's messages. Default: errors to the standard
 	// logger, informational messages (one per Open, per WAL) dropped.
 	Logger pebble.Logger
+	// FS is the filesystem Pebble keeps the store on, and writes its
+	// checkpoints through (pebble.Options.FS). Default vfs.Default, the
+	// operating system's; tests inject faults with vfs/errorfs.
+	FS vfs.FS
 }
 
 // withDefaults returns o with zero fields set to their defaults.
@@ -43,6 +48,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = errorsOnlyLogger{}
+	}
+	if o.FS == nil {
+		o.FS = vfs.Default
 	}
 	return o
 }
@@ -151,7 +159,7 @@ func (o BackendOptions) validateTTL() error {
 				ErrInvalidOptions, o.Operator, name)
 		}
 		if err := o.TTL[name].Validate(); err != nil {
-			return fmt.Errorf("operator %q: state %q: %w", o.Operator, name, err)
+			return fmt.Errorf("%w: operator %q: state %q: %w", ErrInvalidOptions, o.Operator, name, err)
 		}
 	}
 	return nil

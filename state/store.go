@@ -46,6 +46,7 @@ func pebbleOptions(o Options) *pebble.Options {
 		CacheSize:          o.CacheSizeBytes,
 		ReadOnly:           o.ReadOnly,
 		Logger:             o.Logger,
+		FS:                 o.FS,
 		FormatMajorVersion: pebble.FormatNewest,
 	}
 	for i := range po.Levels {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 func addCheckpointFlags(cmd *cobra.Command, f *checkpointFlags) {
@@ -25,7 +25,7 @@ func (f checkpointFlags) options() (engine.CheckpointOptions, error) {
 	o := engine.CheckpointOptions{Interval: f.interval, Timeout: f.timeout, MinPause: f.minPause,
 		AlignmentTimeout: f.alignmentTimeout, Retain: f.retain}
 	if f.mode != "" {
-		m, err := checkpoint.ParseMode(f.mode)
+		m, err := protocol.ParseMode(f.mode)
 		if err != nil {
 			return o, fmt.Errorf("--checkpoint-mode: %w", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine"
 	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/savepointstore"
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
@@ -24,7 +25,7 @@ func newSavepointCommand(g *globalFlags) *cobra.Command {
 		Long: `A savepoint is a completed checkpoint copied out of retention into
 <data_dir>/savepoints/NAME, together with the operator modules that wrote its state. It
 is kept until "savepoint rm" removes it, and it restores on another machine: export it
-as one archive file, or store it in the Object Store bucket ` + checkpoint.SavepointBucket + `
+as one archive file, or store it in the Object Store bucket ` + savepointstore.SavepointBucket + `
 of the pipeline's NATS (object PIPELINE/NAME.tar).
 
 Restore one with: wasmstream run PIPELINE.hcl --from-savepoint (NAME | FILE | objectstore:NAME).
@@ -92,7 +93,7 @@ var errNeedsPipeline = errors.New("the Object Store is on the pipeline's NATS se
 
 // storeSession is an open savepoint store and what closes it.
 type storeSession struct {
-	store *checkpoint.SavepointStore
+	store *savepointstore.SavepointStore
 	conn  *natsio.Conn
 	ctx   context.Context
 	close func()
@@ -111,7 +112,7 @@ func (t savepointTarget) store(g *globalFlags) (*storeSession, error) {
 		stop()
 		return nil, err
 	}
-	return &storeSession{store: checkpoint.NewSavepointStore(conn, ""), conn: conn, ctx: ctx,
+	return &storeSession{store: savepointstore.NewSavepointStore(conn, ""), conn: conn, ctx: ctx,
 		close: func() { conn.Close(); stop() }}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/savepointstore"
 )
 
 type savepointCreateFlags struct {
@@ -37,7 +38,7 @@ The default name is sp-<checkpoint id>-<yyyymmdd>t<hhmmss> (UTC). Names are 1..6
 a-z, 0-9, _ and -, and are never reused: remove a savepoint before reusing its name.
 
 --to-object-store also stores the savepoint's archive in the Object Store bucket
-` + checkpoint.SavepointBucket + ` of the pipeline's NATS, as PIPELINE/NAME.tar.
+` + savepointstore.SavepointBucket + ` of the pipeline's NATS, as PIPELINE/NAME.tar.
 
 With --json: {"name", "pipeline", "checkpoint_id", "triggered", "dir", "created",
 "description", "state_files", "state_bytes", "module_bytes", "positions": {source:
@@ -104,8 +105,8 @@ func toSavepointJSON(sp checkpoint.Savepoint) savepointJSON {
 
 type createdSavepointJSON struct {
 	savepointJSON
-	Triggered   bool                        `json:"triggered"`
-	ObjectStore *checkpoint.StoredSavepoint `json:"object_store,omitempty"`
+	Triggered   bool                            `json:"triggered"`
+	ObjectStore *savepointstore.StoredSavepoint `json:"object_store,omitempty"`
 }
 
 func createdJSON(res engine.SavepointResult) createdSavepointJSON {

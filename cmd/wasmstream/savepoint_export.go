@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/atomicfile"
+	"github.com/wasmstream/wasmstream/internal/savepointstore"
 )
 
 type savepointExportFlags struct {
@@ -31,7 +32,7 @@ a damaged savepoint is refused, naming the file, and FILE is not created. FILE i
 written under a temporary name and renamed, so it is either complete or absent. Copy it
 anywhere and restore it there with "run --from-savepoint FILE" or "savepoint import".
 
---to-object-store stores the archive in the Object Store bucket ` + checkpoint.SavepointBucket + ` of
+--to-object-store stores the archive in the Object Store bucket ` + savepointstore.SavepointBucket + ` of
 the pipeline's NATS instead, as PIPELINE/NAME.tar (the pipeline file is needed).`,
 		Example: `  wasmstream savepoint export pipeline.hcl before-v2 before-v2.tar
   wasmstream savepoint export --data-dir /var/lib/payment-risk before-v2 - | ssh other 'cat > before-v2.tar'
@@ -78,24 +79,15 @@ func exportSavepoint(cmd *cobra.Command, t savepointTarget, name, path string) e
 // writeArchiveFile writes the archive to a temporary file beside path,
 // syncs it and renames it into place.
 func writeArchiveFile(root, name, path string) (int64, string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return 0, "", err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
 	h := sha256.New()
-	cw := &countingWriter{w: io.MultiWriter(tmp, h)}
-	err = checkpoint.WriteArchive(cw, root, name)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return cw.n, hex.EncodeToString(h.Sum(nil)), err
+	var n int64
+	err := atomicfile.WriteFunc(vfs.Default, path, 0o600, func(w io.Writer) error {
+		cw := &countingWriter{w: io.MultiWriter(w, h)}
+		err := checkpoint.WriteArchive(cw, root, name)
+		n = cw.n
+		return err
+	}, nil)
+	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
 type countingWriter struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/savepointstore"
 )
 
 type savepointListFlags struct {
@@ -124,7 +125,7 @@ func listStored(out io.Writer, g *globalFlags, t savepointTarget, asJSON bool) e
 		return writeJSON(out, all)
 	}
 	if len(all) == 0 {
-		fmt.Fprintf(out, "no savepoints of pipeline %s in bucket %s on %s\n", t.cfg.Name, checkpoint.SavepointBucket, s.conn.ClientURL())
+		fmt.Fprintf(out, "no savepoints of pipeline %s in bucket %s on %s\n", t.cfg.Name, savepointstore.SavepointBucket, s.conn.ClientURL())
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
@@ -134,6 +135,6 @@ func listStored(out io.Writer, g *globalFlags, t savepointTarget, asJSON bool) e
 			humanBytes(int64(st.Size)), st.Stored.UTC().Format(time.RFC3339), st.Object, dashIfEmpty(st.Description))
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(out, "(bucket %s on %s)\n", checkpoint.SavepointBucket, s.conn.ClientURL())
+	fmt.Fprintf(out, "(bucket %s on %s)\n", savepointstore.SavepointBucket, s.conn.ClientURL())
 	return nil
 }

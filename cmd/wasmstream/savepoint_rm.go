@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/savepointstore"
 )
 
 type savepointRmFlags struct {
@@ -46,7 +47,7 @@ instead (the pipeline file is needed for its NATS server).`,
 			if err := s.store.Remove(s.ctx, t.cfg.Name, name); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "removed %s from bucket %s on %s\n", checkpoint.SavepointObject(t.cfg.Name, name), checkpoint.SavepointBucket, s.conn.ClientURL())
+			fmt.Fprintf(out, "removed %s from bucket %s on %s\n", savepointstore.SavepointObject(t.cfg.Name, name), savepointstore.SavepointBucket, s.conn.ClientURL())
 			return nil
 		},
 	}

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 // defaultCheckpoint is the checkpoint configuration of a file without a checkpoint block.
@@ -22,7 +24,7 @@ func (d *decoder) decodeCheckpoint(b *hcl.Block) Checkpoint {
 	c := Checkpoint{
 		Interval: checkpointInterval(a),
 		Timeout:  checkpointTimeout(a),
-		Mode:     a.enum("mode", DefaultCheckpointMode, CheckpointAligned, CheckpointUnaligned),
+		Mode:     checkpointMode(a),
 		Retain:   int(a.integer("retain", 1, maxCheckpointRetain, DefaultCheckpointRetain)),
 		Range:    b.DefRange,
 	}
@@ -33,6 +35,17 @@ func (d *decoder) decodeCheckpoint(b *hcl.Block) Checkpoint {
 		checkAlignmentTimeout(a, &c)
 	}
 	return c
+}
+
+// checkpointMode reads the mode; a word other than aligned or unaligned is
+// an error of the attribute (the enum check names both).
+func checkpointMode(a *attrs) protocol.Mode {
+	word := a.enum("mode", DefaultCheckpointMode.String(), protocol.Aligned.String(), protocol.Unaligned.String())
+	m, err := protocol.ParseMode(word)
+	if err != nil {
+		return DefaultCheckpointMode // the enum check reported it
+	}
+	return m
 }
 
 // checkpointInterval reads the interval. Zero is allowed (checkpoints only on demand and at
@@ -74,7 +87,7 @@ func checkpointTimeout(a *attrs) time.Duration {
 // is dropped, so that the effective config shows what is used.
 func checkAlignmentTimeout(a *attrs, c *Checkpoint) {
 	switch {
-	case c.Mode == CheckpointUnaligned:
+	case c.Mode == protocol.Unaligned:
 		a.warnf("alignment_timeout", `has no effect with mode "unaligned", which never waits for barriers to align; remove it`)
 		c.AlignmentTimeout = 0
 	case c.AlignmentTimeout > 0 && c.AlignmentTimeout >= c.Timeout && !a.failed["timeout"]:

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 // checkpointBase is a valid pipeline without a checkpoint block, to which tests append one.
@@ -54,13 +56,13 @@ func TestCheckpointDecode(t *testing.T) {
 		{`checkpoint { min_pause = "2s" }`, with(func(c *Checkpoint) { c.MinPause = 2 * time.Second }), 0},
 		{`checkpoint { retain = 1 }`, with(func(c *Checkpoint) { c.Retain = 1 }), 0},
 		{`checkpoint { retain = "1000" }`, with(func(c *Checkpoint) { c.Retain = 1000 }), 0},
-		{`checkpoint { mode = "unaligned" }`, with(func(c *Checkpoint) { c.Mode = CheckpointUnaligned }), 0},
+		{`checkpoint { mode = "unaligned" }`, with(func(c *Checkpoint) { c.Mode = protocol.Unaligned }), 0},
 		{`checkpoint { alignment_timeout = "30s" }`, with(func(c *Checkpoint) { c.AlignmentTimeout = 30 * time.Second }), 0},
 		{"checkpoint {\n alignment_timeout = \"0s\"\n timeout = \"1s\"\n}", with(func(c *Checkpoint) { c.Timeout = time.Second }), 0},
 		// Ignored in unaligned mode: dropped from the result, with a warning.
-		{"checkpoint {\n mode = \"unaligned\"\n alignment_timeout = \"30s\"\n}", with(func(c *Checkpoint) { c.Mode = CheckpointUnaligned }), 1},
-		{"checkpoint {\n mode = \"unaligned\"\n alignment_timeout = \"0s\"\n}", with(func(c *Checkpoint) { c.Mode = CheckpointUnaligned }), 1},
-		{"checkpoint {\n mode = \"unaligned\"\n alignment_timeout = null\n}", with(func(c *Checkpoint) { c.Mode = CheckpointUnaligned }), 0},
+		{"checkpoint {\n mode = \"unaligned\"\n alignment_timeout = \"30s\"\n}", with(func(c *Checkpoint) { c.Mode = protocol.Unaligned }), 1},
+		{"checkpoint {\n mode = \"unaligned\"\n alignment_timeout = \"0s\"\n}", with(func(c *Checkpoint) { c.Mode = protocol.Unaligned }), 1},
+		{"checkpoint {\n mode = \"unaligned\"\n alignment_timeout = null\n}", with(func(c *Checkpoint) { c.Mode = protocol.Unaligned }), 0},
 		// Not shorter than the timeout, written or default: legal, with a warning.
 		{"checkpoint {\n timeout = \"1m\"\n alignment_timeout = \"1m\"\n}", with(func(c *Checkpoint) {
 			c.Timeout, c.AlignmentTimeout = time.Minute, time.Minute

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/wasmstream/wasmstream/internal/protocol"
+)
 
 // Defaults applied when the config file leaves a setting out. docs/config.md lists the same
 // values (TestDocsCoverSchema checks that every setting is documented, not the values).
@@ -27,19 +31,11 @@ const (
 	DefaultCheckpointInterval = 5 * time.Second
 	DefaultCheckpointTimeout  = 10 * time.Minute
 	DefaultCheckpointRetain   = 3
-	DefaultCheckpointMode     = CheckpointAligned
-)
-
-// Checkpoint modes. They only differ for an operator with several inputs.
-const (
-	// CheckpointAligned makes an operator that saw barrier N on one input hold that input until
-	// barrier N arrived on all of them, then snapshot: the snapshot needs no in-flight records,
-	// but a slow input delays the others.
-	CheckpointAligned = "aligned"
-	// CheckpointUnaligned makes an operator snapshot at the first barrier N and forward it at
-	// once, recording the records still in flight on the other inputs so that a restore replays
-	// them: no input waits for another, at the cost of a longer replay on restore.
-	CheckpointUnaligned = "unaligned"
+	// DefaultCheckpointMode is aligned: an operator that saw barrier N on one input holds that
+	// input until barrier N arrived on all of them, then snapshots. Unaligned barriers overtake
+	// queued records and the operator snapshots at the first one; the records not in the
+	// snapshot are replayed from the stream on restore (protocol.Mode).
+	DefaultCheckpointMode = protocol.Aligned
 )
 
 // Sink modes (docs/sinks.md).

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the .golden files of testdata/diagnostics")
@@ -171,7 +173,7 @@ func wantFull(dir string) *Pipeline {
 		Server:  Server{URL: "nats://127.0.0.1:4222", Credentials: filepath.Join(dir, "secrets/risk.creds"), EmbeddedPort: 4222},
 		Log:     Log{Format: "json", Level: "debug"},
 		Checkpoint: Checkpoint{Interval: 30 * time.Second, Timeout: 5 * time.Minute, MinPause: time.Second,
-			Mode: "aligned", AlignmentTimeout: 10 * time.Second, Retain: 5, Range: at(15)},
+			Mode: protocol.Aligned, AlignmentTimeout: 10 * time.Second, Retain: 5, Range: at(15)},
 		Streams: []Stream{
 			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Retention: "limits", Range: at(24)},
 			{Name: "RISK", Subjects: []string{"risk.>", "wasmstream.dlq.payment-risk.>"}, Storage: "memory", Retention: "limits", Range: at(30)},
@@ -206,7 +208,7 @@ func wantMinimal(dir string) *Pipeline {
 		DataDir:    filepath.Join(dir, "data"),
 		Server:     Server{EmbeddedPort: 4222},
 		Log:        Log{Format: "text", Level: "info"},
-		Checkpoint: Checkpoint{Interval: 5 * time.Second, Timeout: 10 * time.Minute, Mode: "aligned", Retain: 3},
+		Checkpoint: Checkpoint{Interval: 5 * time.Second, Timeout: 10 * time.Minute, Mode: protocol.Aligned, Retain: 3},
 		Streams: []Stream{
 			{Name: "IN", Subjects: []string{"in.>"}, Storage: "file", Retention: "limits", Range: at(4)},
 			{Name: "COUNTS", Subjects: []string{"counts.>"}, Storage: "file", Retention: "limits", Range: at(8)},
@@ -268,7 +270,7 @@ func wantUnaligned(dir string) *Pipeline {
 		DataDir:    filepath.Join(dir, "data"),
 		Server:     Server{EmbeddedPort: 4222},
 		Log:        Log{Format: "text", Level: "info"},
-		Checkpoint: Checkpoint{Timeout: 10 * time.Minute, MinPause: 250 * time.Millisecond, Mode: "unaligned", Retain: 1, Range: at(5)},
+		Checkpoint: Checkpoint{Timeout: 10 * time.Minute, MinPause: 250 * time.Millisecond, Mode: protocol.Unaligned, Retain: 1, Range: at(5)},
 		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Retention: "limits", Range: at(12)}},
 		Sources:    []Source{source("left", 16), source("right", 21)},
 		Operators: []Operator{{

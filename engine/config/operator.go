@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/wasmstream/wasmstream/plugins"
+	"github.com/wasmstream/wasmstream/internal/modref"
 )
 
 // addOperator reads an operator block and appends it unless its name is taken. Whether its
@@ -35,7 +35,7 @@ func (d *decoder) addOperator(p *Pipeline, b *hcl.Block) {
 }
 
 // module returns the module's absolute path, or, for a registry reference (NAME or
-// NAME@HASH, see plugins.ParseRef), the reference with an empty path; and the range of its
+// NAME@HASH, see modref.ParseRef), the reference with an empty path; and the range of its
 // value.
 func (d *decoder) module(a *attrs) (path, ref string, rng hcl.Range) {
 	module, st := a.str("module")
@@ -48,7 +48,7 @@ func (d *decoder) module(a *attrs) (path, ref string, rng hcl.Range) {
 	if module == "" {
 		return "", "", a.rng("module")
 	}
-	r, err := plugins.ParseRef(module)
+	r, err := modref.ParseRef(module)
 	switch {
 	case err != nil:
 		a.errorf("module", "%v", err)

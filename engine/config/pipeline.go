@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 // Pipeline is a decoded and validated config file, with every default filled in and every path
@@ -59,11 +61,11 @@ type Checkpoint struct {
 	// MinPause is the least time between the end of one checkpoint and the next trigger, so
 	// that slow checkpoints cannot follow each other back to back.
 	MinPause time.Duration
-	// Mode is CheckpointAligned or CheckpointUnaligned.
-	Mode string
+	// Mode is aligned (the default) or unaligned: the protocol's one mode type.
+	Mode protocol.Mode
 	// AlignmentTimeout switches an aligned checkpoint to unaligned when the barriers of an
 	// operator's inputs have not all arrived after it; 0 means never. Always 0 when Mode is
-	// CheckpointUnaligned.
+	// unaligned.
 	AlignmentTimeout time.Duration
 	// Retain is the number of completed checkpoints kept, 1 to 1000.
 	Retain int

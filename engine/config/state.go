@@ -6,14 +6,14 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	wsstate "github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/ttlspec"
 )
 
 // StateConfig is an operator's `state "NAME" { ... }` block: settings of one named state.
 type StateConfig struct {
 	Name string
 	// TTL is the state's time to live; TTL.Duration is 0 when the block sets none.
-	TTL   wsstate.TTL
+	TTL   ttlspec.TTL
 	Range hcl.Range
 }
 
@@ -54,9 +54,9 @@ func (d *decoder) decodeState(b *hcl.Block, owner string) (StateConfig, bool) {
 	}
 	s := StateConfig{Name: name, Range: b.DefRange}
 	s.TTL.Duration = a.duration("ttl", 0)
-	s.TTL.Update = parseTTLWord(a, "ttl_update", wsstate.ParseUpdateType, wsstate.OnCreateAndWrite, wsstate.OnReadAndWrite)
-	s.TTL.Visibility = parseTTLWord(a, "ttl_visibility", wsstate.ParseVisibility, wsstate.NeverReturnExpired, wsstate.ReturnExpiredIfNotCleaned)
-	s.TTL.TimeDomain = parseTTLWord(a, "ttl_time", wsstate.ParseTimeDomain, wsstate.ProcessingTime, wsstate.EventTime)
+	s.TTL.Update = parseTTLWord(a, "ttl_update", ttlspec.ParseUpdateType, ttlspec.OnCreateAndWrite, ttlspec.OnReadAndWrite)
+	s.TTL.Visibility = parseTTLWord(a, "ttl_visibility", ttlspec.ParseVisibility, ttlspec.NeverReturnExpired, ttlspec.ReturnExpiredIfNotCleaned)
+	s.TTL.TimeDomain = parseTTLWord(a, "ttl_time", ttlspec.ParseTimeDomain, ttlspec.ProcessingTime, ttlspec.EventTime)
 	if !s.HasTTL() && !a.failed["ttl"] {
 		for _, attr := range []string{"ttl_update", "ttl_visibility", "ttl_time"} {
 			if a.has(attr) {

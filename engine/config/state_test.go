@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	wsstate "github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/ttlspec"
 )
 
 // withOperatorLines returns checkpointBase with lines added to operator "o".
@@ -30,9 +30,9 @@ func TestStateBlockDecode(t *testing.T) {
 	if err != nil || len(diags) > 0 {
 		t.Fatalf("%v %v", err, diags)
 	}
-	want := []wsstate.TTL{
+	want := []ttlspec.TTL{
 		{Duration: 10 * time.Minute},
-		{Duration: 90 * time.Second, Update: wsstate.OnReadAndWrite, Visibility: wsstate.ReturnExpiredIfNotCleaned, TimeDomain: wsstate.EventTime},
+		{Duration: 90 * time.Second, Update: ttlspec.OnReadAndWrite, Visibility: ttlspec.ReturnExpiredIfNotCleaned, TimeDomain: ttlspec.EventTime},
 	}
 	states := p.Operators[0].States
 	if len(states) != 2 || states[0].Name != "seen" || states[1].Name != "session" {

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
 // redacted replaces secrets in the printed config.
@@ -68,8 +70,8 @@ func writeCheckpoint(b *hclwrite.Body, c Checkpoint) {
 	b.SetAttributeValue("interval", durationVal(c.Interval))
 	b.SetAttributeValue("timeout", durationVal(c.Timeout))
 	b.SetAttributeValue("min_pause", durationVal(c.MinPause))
-	b.SetAttributeValue("mode", cty.StringVal(c.Mode))
-	if c.Mode != CheckpointUnaligned {
+	b.SetAttributeValue("mode", cty.StringVal(c.Mode.String()))
+	if c.Mode != protocol.Unaligned {
 		b.SetAttributeValue("alignment_timeout", durationVal(c.AlignmentTimeout))
 	}
 	b.SetAttributeValue("retain", cty.NumberIntVal(int64(c.Retain)))

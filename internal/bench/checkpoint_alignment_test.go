@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/engine"
 	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 	"github.com/wasmstream/wasmstream/state"
 )
@@ -34,7 +34,7 @@ import (
 func BenchmarkCheckpointAlignment(b *testing.B) {
 	wasm := testutil.GoGuest(b, "./internal/testguests/slow2")
 	for _, tasks := range []int{1, 2} {
-		for _, mode := range []checkpoint.Mode{checkpoint.Aligned, checkpoint.Unaligned} {
+		for _, mode := range []protocol.Mode{protocol.Aligned, protocol.Unaligned} {
 			b.Run(fmt.Sprintf("tasks=%d/%s", tasks, mode), func(b *testing.B) {
 				var sum metricSum
 				for i := 0; i < b.N; i++ {
@@ -46,7 +46,7 @@ func BenchmarkCheckpointAlignment(b *testing.B) {
 	}
 }
 
-func alignmentOnce(b *testing.B, wasm string, tasks int, mode checkpoint.Mode, sum *metricSum) {
+func alignmentOnce(b *testing.B, wasm string, tasks int, mode protocol.Mode, sum *metricSum) {
 	burn := []byte(strconv.Itoa(envInt(b, "CK_BURN", 1000)))
 	slow := envInt(b, "CK_SLOW", 2000)
 	checkpoints := envInt(b, "CK_CHECKPOINTS", 2)

@@ -1,4 +1,4 @@
-package plugins
+package modref
 
 import (
 	"errors"

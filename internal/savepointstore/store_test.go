@@ -1,35 +1,13 @@
-package checkpoint
+package savepointstore
 
 import (
-	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
-	"github.com/wasmstream/wasmstream/natsio"
+	"github.com/wasmstream/wasmstream/checkpoint"
 )
-
-// embeddedJetStream starts a real embedded JetStream server on a random
-// port with a fresh store, closed when the test ends.
-func embeddedJetStream(t *testing.T) *natsio.Conn {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := natsio.Connect(ctx, natsio.ServerOptions{StoreDir: t.TempDir(), EmbeddedPort: natsio.RandomPort})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
-
-func storeCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func TestSavepointStoreRoundTrip(t *testing.T) {
 	ctx := storeCtx(t)
@@ -40,7 +18,7 @@ func TestSavepointStoreRoundTrip(t *testing.T) {
 		t.Fatalf("List before any Put = %v, %v", all, err)
 	}
 	_, _, err := store.Get(ctx, "payments", "x")
-	wantErr(t, err, ErrSavepointNotFound, "payments/x.tar", "does not exist")
+	wantErr(t, err, checkpoint.ErrSavepointNotFound, "payments/x.tar", "does not exist")
 
 	f := newSPFixture(t)
 	sp := f.savepoint(t, 4, "x")
@@ -69,7 +47,7 @@ func TestSavepointStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := filepath.Join(t.TempDir(), "savepoints")
-	imported, _, err := ImportArchive(r, other, "")
+	imported, _, err := checkpoint.ImportArchive(r, other, "")
 	r.Close()
 	if err != nil || !reflect.DeepEqual(imported.Info, sp.Info) || got.Name != "x" {
 		t.Fatalf("import from the store: %+v, %v", imported.Info, err)
@@ -79,7 +57,7 @@ func TestSavepointStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	ckRoot := filepath.Join(t.TempDir(), "checkpoints")
-	a, err := AdoptArchive(r, ckRoot)
+	a, err := checkpoint.AdoptArchive(r, ckRoot)
 	r.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -90,8 +68,8 @@ func TestSavepointStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = store.Get(ctx, "payments", "x")
-	wantErr(t, err, ErrSavepointNotFound, "payments/x.tar", "no savepoints there")
-	wantErr(t, store.Remove(ctx, "payments", "x"), ErrSavepointNotFound)
+	wantErr(t, err, checkpoint.ErrSavepointNotFound, "payments/x.tar", "no savepoints there")
+	wantErr(t, store.Remove(ctx, "payments", "x"), checkpoint.ErrSavepointNotFound)
 }
 
 func TestSavepointStoreNeverReplacesAnotherSavepoint(t *testing.T) {
@@ -105,7 +83,7 @@ func TestSavepointStoreNeverReplacesAnotherSavepoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := store.Put(ctx, b.spRoot, "x")
-	wantErr(t, err, ErrSavepointExists, "payments/x.tar", "another savepoint")
+	wantErr(t, err, checkpoint.ErrSavepointExists, "payments/x.tar", "another savepoint")
 	r, st, err := store.Get(ctx, "payments", "x")
 	if err != nil {
 		t.Fatal(err)
@@ -115,9 +93,9 @@ func TestSavepointStoreNeverReplacesAnotherSavepoint(t *testing.T) {
 		t.Fatalf("the stored savepoint is of checkpoint %d, want the first one's 1", st.CheckpointID)
 	}
 	_, _, err = store.Get(ctx, "payments", "y")
-	wantErr(t, err, ErrSavepointNotFound, "pipeline payments has: x")
+	wantErr(t, err, checkpoint.ErrSavepointNotFound, "pipeline payments has: x")
 	_, _, err = store.Get(ctx, "payments", "Y/../x")
-	if !errors.Is(err, ErrSavepointName) {
+	if !errors.Is(err, checkpoint.ErrSavepointName) {
 		t.Fatalf("a name with a path: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package plugins
+package modref
 
 import (
 	"errors"
@@ -64,11 +64,16 @@ func TestRefMethods(t *testing.T) {
 			t.Errorf("%+v: local %v pinned %v string %q", tc.ref, tc.ref.IsLocal(), tc.ref.Pinned(), tc.ref.String())
 		}
 	}
-	if err := (Ref{Path: "x.wasm"}).validate(); !errors.Is(err, ErrLocalRef) {
+	if err := (Ref{Path: "x.wasm"}).ValidateRegistry(); !errors.Is(err, ErrLocalRef) {
 		t.Errorf("a local ref validated for the registry: %v", err)
 	}
-	if err := (Ref{Name: "risk", Hash: "XYZ"}).validate(); !errors.Is(err, ErrRef) {
+	if err := (Ref{Name: "risk", Hash: "XYZ"}).ValidateRegistry(); !errors.Is(err, ErrRef) {
 		t.Errorf("a bad hash validated: %v", err)
+	}
+	for h, want := range map[string]bool{full: true, full[:63]: false, full + "0": false, strings.ToUpper(full): false, strings.Repeat("g", 64): false} {
+		if IsFullHash(h) != want {
+			t.Errorf("IsFullHash(%q) = %v, want %v", h, !want, want)
+		}
 	}
 }
 
@@ -98,7 +103,7 @@ func FuzzParseRef(f *testing.F) {
 			}
 			return
 		}
-		if err := ref.validate(); err != nil {
+		if err := ref.ValidateRegistry(); err != nil {
 			t.Fatalf("ParseRef(%q) = %+v, which does not validate: %v", s, ref, err)
 		}
 		again, err := ParseRef(ref.String())

@@ -1,4 +1,4 @@
-package checkpoint
+package savepointstore
 
 import (
 	"cmp"
@@ -13,11 +13,12 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
 // SavepointBucket is the Object Store bucket of savepoints. Each savepoint
-// is one object, <pipeline>/<name>.tar, holding its archive (FORMAT.md §6).
+// is one object, <pipeline>/<name>.tar, holding its archive (checkpoint/FORMAT.md §6).
 const SavepointBucket = "wasmstream-savepoints"
 
 // Object metadata keys: what list shows without downloading the archive.
@@ -59,12 +60,12 @@ type StoredSavepoint struct {
 func SavepointObject(pipeline, name string) string { return pipeline + "/" + name + ".tar" }
 
 // Put stores savepoint name of root as the archive object of its pipeline.
-// The archive is streamed and verified on the way (WriteArchive); a failure
+// The archive is streamed and verified on the way (checkpoint.WriteArchive); a failure
 // leaves no new object. An object of that name holding the same savepoint
 // is left as it is (AlreadyStored); one holding another savepoint is
-// ErrSavepointExists.
+// checkpoint.ErrSavepointExists.
 func (s *SavepointStore) Put(ctx context.Context, root, name string) (StoredSavepoint, error) {
-	sp, err := ReadSavepoint(root, name)
+	sp, err := checkpoint.ReadSavepoint(root, name)
 	if err != nil {
 		return StoredSavepoint{}, err
 	}
@@ -81,8 +82,8 @@ func (s *SavepointStore) Put(ctx context.Context, root, name string) (StoredSave
 		return st, err
 	case err == nil:
 		return StoredSavepoint{}, fmt.Errorf("%w: object %s in bucket %s on %s holds another savepoint %q; remove it first or use another name",
-			ErrSavepointExists, object, s.bucket, s.conn.ClientURL(), name)
-	case !errors.Is(err, ErrSavepointNotFound):
+			checkpoint.ErrSavepointExists, object, s.bucket, s.conn.ClientURL(), name)
+	case !errors.Is(err, checkpoint.ErrSavepointNotFound):
 		return StoredSavepoint{}, err
 	}
 	oi, err := s.put(ctx, obs, sp, object)
@@ -93,7 +94,7 @@ func (s *SavepointStore) Put(ctx context.Context, root, name string) (StoredSave
 }
 
 // put streams the archive into the object.
-func (s *SavepointStore) put(ctx context.Context, obs jetstream.ObjectStore, sp Savepoint, object string) (*jetstream.ObjectInfo, error) {
+func (s *SavepointStore) put(ctx context.Context, obs jetstream.ObjectStore, sp checkpoint.Savepoint, object string) (*jetstream.ObjectInfo, error) {
 	meta := jetstream.ObjectMeta{Name: object, Description: sp.Info.Description, Metadata: map[string]string{
 		metaSavepointCheckpoint: strconv.FormatUint(sp.Info.CheckpointID, 10),
 		metaSavepointCreated:    sp.Info.Created.UTC().Format(time.RFC3339Nano),
@@ -102,7 +103,7 @@ func (s *SavepointStore) put(ctx context.Context, obs jetstream.ObjectStore, sp 
 	pr, pw := io.Pipe()
 	written := make(chan error, 1)
 	go func() {
-		err := writeArchive(pw, sp)
+		err := checkpoint.WriteSavepointArchive(pw, sp)
 		pw.CloseWithError(err)
 		written <- err
 	}()
@@ -190,7 +191,7 @@ func (s *SavepointStore) Remove(ctx context.Context, pipeline, name string) erro
 		return err
 	}
 	// Delete of a deleted object succeeds; the user must hear it was not there.
-	if _, err := s.info(ctx, obs, SavepointObject(pipeline, name)); errors.Is(err, ErrSavepointNotFound) {
+	if _, err := s.info(ctx, obs, SavepointObject(pipeline, name)); errors.Is(err, checkpoint.ErrSavepointNotFound) {
 		return s.notFound(ctx, obs, pipeline, name)
 	}
 	err = obs.Delete(ctx, SavepointObject(pipeline, name))
@@ -206,26 +207,26 @@ func (s *SavepointStore) Remove(ctx context.Context, pipeline, name string) erro
 // open checks the names and opens the bucket; a missing bucket means the
 // savepoint is not there.
 func (s *SavepointStore) open(ctx context.Context, pipeline, name string) (jetstream.ObjectStore, error) {
-	if err := ValidateSavepointName(name); err != nil {
+	if err := checkpoint.ValidateSavepointName(name); err != nil {
 		return nil, err
 	}
-	if !validName(pipeline, maxPipelineNameLen) {
-		return nil, fmt.Errorf("%w: pipeline %q is not a pipeline name", ErrSavepointName, pipeline)
+	if !checkpoint.ValidPipelineName(pipeline) {
+		return nil, fmt.Errorf("%w: pipeline %q is not a pipeline name", checkpoint.ErrSavepointName, pipeline)
 	}
 	obs, err := s.conn.OpenObjectStore(ctx, s.bucket)
 	if errors.Is(err, natsio.ErrObjectStoreNotFound) {
 		return nil, fmt.Errorf("%w: %s: nothing was stored yet (bucket %s does not exist on %s)",
-			ErrSavepointNotFound, SavepointObject(pipeline, name), s.bucket, s.conn.ClientURL())
+			checkpoint.ErrSavepointNotFound, SavepointObject(pipeline, name), s.bucket, s.conn.ClientURL())
 	}
 	return obs, err
 }
 
-// info returns an object's info, or ErrSavepointNotFound.
+// info returns an object's info, or checkpoint.ErrSavepointNotFound.
 func (s *SavepointStore) info(ctx context.Context, obs jetstream.ObjectStore, object string) (*jetstream.ObjectInfo, error) {
 	oi, err := obs.GetInfo(ctx, object)
 	switch {
 	case errors.Is(err, jetstream.ErrObjectNotFound):
-		return nil, fmt.Errorf("%w: %s", ErrSavepointNotFound, object)
+		return nil, fmt.Errorf("%w: %s", checkpoint.ErrSavepointNotFound, object)
 	case err != nil:
 		return nil, s.storeError(err)
 	}
@@ -234,7 +235,7 @@ func (s *SavepointStore) info(ctx context.Context, obs jetstream.ObjectStore, ob
 
 // notFound names what the bucket does hold for the pipeline.
 func (s *SavepointStore) notFound(ctx context.Context, obs jetstream.ObjectStore, pipeline, name string) error {
-	err := fmt.Errorf("%w: %s is not in bucket %s on %s", ErrSavepointNotFound, SavepointObject(pipeline, name), s.bucket, s.conn.ClientURL())
+	err := fmt.Errorf("%w: %s is not in bucket %s on %s", checkpoint.ErrSavepointNotFound, SavepointObject(pipeline, name), s.bucket, s.conn.ClientURL())
 	all, lerr := s.list(ctx, obs, pipeline)
 	if lerr != nil || len(all) == 0 {
 		return fmt.Errorf("%w; pipeline %s has no savepoints there", err, pipeline)
@@ -255,7 +256,7 @@ func (s *SavepointStore) storeError(err error) error {
 func storedFromObject(o *jetstream.ObjectInfo) (StoredSavepoint, error) {
 	pipeline, file, ok := strings.Cut(o.Name, "/")
 	name, isTar := strings.CutSuffix(file, ".tar")
-	if !ok || !isTar || !validName(pipeline, maxPipelineNameLen) || ValidateSavepointName(name) != nil {
+	if !ok || !isTar || !checkpoint.ValidPipelineName(pipeline) || checkpoint.ValidateSavepointName(name) != nil {
 		return StoredSavepoint{}, fmt.Errorf("object %q is not a savepoint (PIPELINE/NAME.tar)", o.Name)
 	}
 	st := StoredSavepoint{Pipeline: pipeline, Name: name, Bucket: o.Bucket, Object: o.Name, Size: o.Size,
