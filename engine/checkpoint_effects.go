@@ -57,7 +57,8 @@ func (p *Pipeline) persistCheckpoint(ctx context.Context, a protocol.Persist) (c
 		return checkpoint.Manifest{}, err
 	}
 	p.crash.reach("tasks-snapshotted")
-	return checkpoint.WriteWithHook(CheckpointRoot(p.cfg), p.store.DB(), p.manifest(a), func(s checkpoint.Step) { p.crash.reach(string(s)) })
+	w := checkpoint.Writer{FS: p.opts.FS, Hook: func(s checkpoint.Step) { p.crash.reach(string(s)) }}
+	return w.Write(CheckpointRoot(p.cfg), p.store.DB(), p.manifest(a))
 }
 
 func (p *Pipeline) commitDeadLetters() error {

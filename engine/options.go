@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/hcl/v2"
 
@@ -34,6 +35,10 @@ type Options struct {
 	// Clock is processing time: the guests' processing_time and the clock of
 	// processing-time state TTLs. Default time.Now; tests inject a fake one.
 	Clock func() time.Time
+	// FS is the filesystem of the live state and of checkpoint writes
+	// (default the OS): the seam where tests inject a full disk or a
+	// failing fsync (pebble/vfs/errorfs).
+	FS vfs.FS
 }
 
 // CheckpointOptions configure checkpoints.
@@ -108,6 +113,9 @@ func (o Options) withDefaults(cfg *config.Pipeline) Options {
 func (o Options) withBuiltinDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
+	}
+	if o.FS == nil {
+		o.FS = vfs.Default
 	}
 	if o.FetchBatch <= 0 {
 		o.FetchBatch = 1024

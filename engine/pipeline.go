@@ -147,7 +147,7 @@ func (p *Pipeline) openState(ctx context.Context) error {
 		return err
 	}
 	var err error
-	if p.store, err = state.Open(liveStateDir(p.cfg.DataDir), state.Options{}); err != nil {
+	if p.store, err = state.Open(liveStateDir(p.cfg.DataDir), state.Options{FS: p.opts.FS}); err != nil {
 		return fmt.Errorf("open state in %s: %w", p.cfg.DataDir, err)
 	}
 	if err := p.dead.load(p.store, p.cfg.Operators); err != nil {
