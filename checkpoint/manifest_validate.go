@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Limits of the state format (state/FORMAT.md) that a manifest must respect.
+// Limits of the state format (internal/state/FORMAT.md) that a manifest must respect.
 const (
 	maxOperatorNameLen = 255
 	maxKeyGroups       = 32768
@@ -104,7 +104,7 @@ func validateOperator(op OperatorEntry) error {
 }
 
 // validateTasks checks that the task ranges partition [0, maxPar) in order,
-// as state/FORMAT.md assigns them; a gap would lose key groups on restore.
+// as internal/state/FORMAT.md assigns them; a gap would lose key groups on restore.
 func validateTasks(tasks []TaskEntry, maxPar int) error {
 	if len(tasks) == 0 {
 		return errors.New("no task key-group ranges")

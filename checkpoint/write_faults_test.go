@@ -14,7 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 // faults is an errorfs injector failing, while armed, the operations match

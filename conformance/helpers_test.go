@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/host"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 // watModule builds hostile/<name>.wat; without wat2wasm it fails under CI

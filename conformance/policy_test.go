@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/host"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 // isolatorFor instantiates mod with a backend of a fresh store and wraps it.

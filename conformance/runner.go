@@ -11,7 +11,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/host"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 // Runner runs cases against compiled modules with real state: each case

@@ -22,7 +22,7 @@ echo "== go test ./..."
 go test -count=1 -timeout 20m ./...
 
 echo "== benchmarks still run (one iteration each; figures come from scripts/bench.sh)"
-if ! out=$(go test -count=1 -run '^$' -bench . -benchtime 1x ./internal/bench/ ./state/ ./natsio/ 2>&1); then
+if ! out=$(go test -count=1 -run '^$' -bench . -benchtime 1x ./internal/bench/ ./internal/state/ ./natsio/ 2>&1); then
   echo "$out" >&2
   exit 1
 fi
@@ -30,4 +30,4 @@ fi
 echo "== go test -race (engine, state, natsio)"
 # -short: the race pass skips the engine tests that only check refusals and
 # errors (they ran above without the race detector).
-go test -count=1 -race -short -timeout 20m ./engine/... ./state/... ./natsio/...
+go test -count=1 -race -short -timeout 20m ./internal/engine/... ./internal/state/... ./internal/protocol/ ./natsio/...

@@ -13,7 +13,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 // fixtureEpoch is when the fixture's first checkpoint was triggered; fixed,

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 func TestCheckpointsInspectText(t *testing.T) {

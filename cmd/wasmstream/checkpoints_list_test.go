@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 func TestCheckpointsListText(t *testing.T) {

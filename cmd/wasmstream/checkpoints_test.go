@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 // runCheckpoints runs `wasmstream checkpoints args...` in-process (execCLI).

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 func TestCheckpointsVerifyPasses(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 // loadConfig loads a pipeline file, printing its warnings to w; errors come

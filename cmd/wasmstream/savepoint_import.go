@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 type savepointImportFlags struct {

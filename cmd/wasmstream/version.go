@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/abi"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/internal/testutil"
-	"github.com/wasmstream/wasmstream/state"
 )
 
 const (

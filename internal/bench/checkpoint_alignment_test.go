@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmstream/wasmstream/engine"
-	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/protocol"
+	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/internal/testutil"
-	"github.com/wasmstream/wasmstream/state"
 )
 
 // BenchmarkCheckpointAlignment compares aligned and unaligned checkpoints

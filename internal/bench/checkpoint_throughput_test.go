@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmstream/wasmstream/engine"
-	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wasmstream/wasmstream/engine"
-	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 

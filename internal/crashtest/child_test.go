@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 // child is one "wasmstream run" process. Its stdout and stderr go to one

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 // stateKey identifies a state entry across two dumps.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/engine"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 // dyingCheckpointSurvives says, for each crash point, whether the

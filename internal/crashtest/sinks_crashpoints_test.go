@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wasmstream/wasmstream/engine"
-	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 // Transactional crash-point runs: one source, one task and one output per

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 // The sink kill loops run the kill loop of TestKillLoop once per sink mode

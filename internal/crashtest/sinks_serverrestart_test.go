@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 // Server restart runs: a pipeline reads and writes the test's JetStream

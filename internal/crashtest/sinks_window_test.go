@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmstream/wasmstream/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 // TestTransactionalRestartAfterDuplicateWindow: a transactional pipeline
@@ -17,7 +17,7 @@ import (
 // window the stream no longer recognises their ids: a restore that
 // published them again stored every output of the last checkpoint twice
 // (found by this test). The data dir's mark of published checkpoints
-// (engine/outbox_marker.go) makes the restore drop them instead.
+// (internal/engine/outbox_marker.go) makes the restore drop them instead.
 func TestTransactionalRestartAfterDuplicateWindow(t *testing.T) {
 	const window = time.Second
 	spec := sumSpec(t, "a")

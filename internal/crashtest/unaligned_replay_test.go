@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/engine"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 // TestCheckpointDuringUnalignedReplayKeepsSkippedRecords: after restoring an

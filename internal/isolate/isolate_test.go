@@ -9,7 +9,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/host"
 	"github.com/wasmstream/wasmstream/internal/isolate"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 var fullRange = state.KeyGroupRange{Start: 0, End: state.DefaultMaxParallelism}

@@ -8,7 +8,7 @@
 //   - abi, internal/modref and internal/ttlspec import the standard library
 //     only: they are leaf types that guests, the config parser and the
 //     runtimes share.
-//   - engine/config, the pipeline-file parser, depends on no runtime:
+//   - internal/engine/config, the pipeline-file parser, depends on no runtime:
 //     neither wazero, Pebble, nats-server nor nats.go, directly or
 //     transitively. Checking a pipeline file needs none of them.
 //   - checkpoint, the snapshot layer, depends on no transport and no guest

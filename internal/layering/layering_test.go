@@ -41,7 +41,7 @@ var rules = []rule{
 		why: "the module reference is a leaf type of the config parser"},
 	{pkg: "./internal/ttlspec", stdlibOnly: true,
 		why: "the TTL settings are a leaf type of the config parser"},
-	{pkg: "./engine/config", forbid: []string{wazero, pebble, natsServer, natsClient},
+	{pkg: "./internal/engine/config", forbid: []string{wazero, pebble, natsServer, natsClient},
 		why: "a pipeline file is parsed and checked without the runtimes"},
 	{pkg: "./internal/protocol", stdlibOnly: true, forbidStdlib: []string{"os", "net", "syscall", "io/fs"},
 		noCalls: []string{"time.Now", "time.Since", "time.Until", "time.After", "time.AfterFunc", "time.NewTimer", "time.NewTicker", "time.Tick", "time.Sleep"},

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/host"
-	"github.com/wasmstream/wasmstream/state"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 // TTLBackend opens Pebble state in a temp dir and returns the backend of

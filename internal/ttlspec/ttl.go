@@ -13,7 +13,7 @@ var ErrInvalid = errors.New("invalid TTL")
 // TTL is the time to live of one named state: how long a value stays
 // readable after it was written (or read, with OnReadAndWrite), and against
 // which clock. The zero values of Update, Visibility and TimeDomain are the
-// defaults; Duration must be positive. state/FORMAT.md §3.1 states the rules.
+// defaults; Duration must be positive. internal/state/FORMAT.md §3.1 states the rules.
 type TTL struct {
 	// Duration is the time from the last update to expiry. > 0.
 	Duration time.Duration

@@ -231,7 +231,7 @@ int64_t ws_i64_decode(const uint8_t in[8]);
  * (ABI revision 1.1, state_declare, ABI.md section 6.10): the version of its
  * values' layout and its time to live. A state never declared has version 1
  * and the TTL of the pipeline file, if any. What the TTL settings mean, and
- * what a key sees when it returns after its state expired: state/FORMAT.md
+ * what a key sees when it returns after its state expired: internal/state/FORMAT.md
  * section 3.1.
  *
  * Declare from ws_operator_init; the SDK hands the declarations to the host

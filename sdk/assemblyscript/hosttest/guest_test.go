@@ -15,9 +15,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/internal/statetest"
 	"github.com/wasmstream/wasmstream/internal/testutil"
-	"github.com/wasmstream/wasmstream/state"
 )
 
 var (

@@ -14,8 +14,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/internal/testutil"
-	"github.com/wasmstream/wasmstream/state"
 )
 
 // Debian's Rust toolchain: the rustup one usually has no wasm32 std.

@@ -1,6 +1,6 @@
 //! An in-memory host with the checks and batch semantics of the real one
 //! (abi/ABI.md §6 and §7.3), for `cargo test`. It applies the TTLs the
-//! operator declares (state/FORMAT.md §3.1, simplified: no config TTLs, no
+//! operator declares (internal/state/FORMAT.md §3.1, simplified: no config TTLs, no
 //! cleanup sweep, no expiry for values written before the declaration).
 
 use std::collections::HashMap;

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// ConnectClient connects a command-line client (publish, read) to the
+// pipeline's NATS: the configured server; else the embedded server of a
+// running pipeline on 127.0.0.1:<embedded_port>; else a temporary embedded
+// server on the pipeline's store, so records can be published before the
+// first run. Declared streams are ensured either way.
+func ConnectClient(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (*natsio.Conn, error) {
+	opts := serverOptions(cfg, logger)
+	if opts.URL == "" && embeddedRunning(opts.EmbeddedPort) {
+		opts.URL = "nats://127.0.0.1:" + strconv.Itoa(opts.EmbeddedPort)
+		logger.Debug("using the running pipeline's embedded server", "url", opts.URL)
+	}
+	return connectAndEnsure(ctx, cfg, opts)
+}
+
+// serverOptions maps the pipeline's server block to natsio options; the
+// embedded server's store lives in the data dir.
+func serverOptions(cfg *config.Pipeline, logger hclog.Logger) natsio.ServerOptions {
+	s := cfg.Server
+	return natsio.ServerOptions{
+		URL: s.URL, CredentialsFile: s.Credentials, User: s.User, Password: s.Password, Token: s.Token,
+		EmbeddedPort: s.EmbeddedPort, StoreDir: filepath.Join(cfg.DataDir, "jetstream"), Logger: logger.Named("nats"),
+	}
+}
+
+// connectAndEnsure connects and creates the pipeline's declared streams
+// that are missing.
+func connectAndEnsure(ctx context.Context, cfg *config.Pipeline, opts natsio.ServerOptions) (*natsio.Conn, error) {
+	conn, err := natsio.Connect(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	atomic := atomicStreams(cfg)
+	for _, st := range cfg.Streams {
+		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage, Retention: st.Retention}
+		ensure := conn.EnsureStream
+		if atomic[st.Name] {
+			ensure = conn.EnsureAtomicStream
+		}
+		if _, err := ensure(ctx, spec); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("%s: stream %q: %w", config.Pos(st.Range), st.Name, err)
+		}
+	}
+	return conn, nil
+}
+
+// atomicStreams names the declared streams that capture a transactional
+// sink's subject: they must allow atomic batch publish.
+func atomicStreams(cfg *config.Pipeline) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range cfg.Sinks {
+		if st := cfg.StreamCapturing(s.Subject); st != nil && s.Mode == config.ModeTransactional {
+			out[st.Name] = true
+		}
+	}
+	return out
+}
+
+func embeddedRunning(port int) bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 500*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
+}

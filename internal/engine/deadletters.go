@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/state"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// deadLetters remembers which input records each operator isolated, and
+// commits that decision with the state: a replay then skips the same records
+// even when the fault was not deterministic (a timeout).
+type deadLetters struct {
+	mu  sync.Mutex
+	set map[string]map[deadKey]bool // operator -> records
+}
+
+type deadKey struct {
+	Source   string `json:"source"`
+	Sequence uint64 `json:"sequence"`
+}
+
+func metaDeadLetters(operator string) string { return "engine/deadletters/" + operator }
+
+func (d *deadLetters) load(store *state.Store, ops []config.Operator) error {
+	d.set = map[string]map[deadKey]bool{}
+	for _, op := range ops {
+		d.set[op.Name] = map[deadKey]bool{}
+		raw, ok, err := store.GetMeta(metaDeadLetters(op.Name))
+		if err != nil || !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		var keys []deadKey
+		if err := json.Unmarshal(raw, &keys); err != nil {
+			return fmt.Errorf("operator %q: committed dead-letter list is unreadable: %w", op.Name, err)
+		}
+		for _, k := range keys {
+			d.set[op.Name][k] = true
+		}
+	}
+	return nil
+}
+
+func (d *deadLetters) add(op string, k deadKey) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.set[op][k] = true
+}
+
+func (d *deadLetters) contains(op string, k deadKey) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.set[op][k]
+}
+
+func (d *deadLetters) empty(op string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.set[op]) == 0
+}
+
+func (d *deadLetters) putAll(b *pebble.Batch) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for op, keys := range d.set {
+		list := make([]deadKey, 0, len(keys))
+		for k := range keys {
+			list = append(list, k)
+		}
+		raw, err := json.Marshal(list)
+		if err != nil {
+			return err
+		}
+		if err := state.PutMeta(b, metaDeadLetters(op), raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skipDeadLettered drops records this operator already isolated in an
+// earlier attempt (a replay after a restart).
+func (p *Pipeline) skipDeadLettered(op *operator, recs []inputRecord) []inputRecord {
+	if p.dead.empty(op.cfg.Name) {
+		return recs
+	}
+	kept := recs[:0:0]
+	for _, r := range recs {
+		if !p.dead.contains(op.cfg.Name, deadKey{Source: p.sources[r.source].cfg.Name, Sequence: r.msg.Sequence}) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// deadLetter publishes an isolated record, with the reason in headers, to
+// the operator's dead-letter subject and remembers the decision.
+func (p *Pipeline) deadLetter(ctx context.Context, op *operator, src *source, m *natsio.Message, reason string) error {
+	p.logger.Warn("record sent to dead-letter subject", "operator", op.cfg.Name, "subject", op.cfg.DeadLetterSubject,
+		"source", src.cfg.Name, "stream", m.Stream, "sequence", m.Sequence, "error", reason)
+	h := nats.Header{}
+	for k, v := range m.Header {
+		h[k] = v
+	}
+	h.Set(HeaderError, reason)
+	h.Set(HeaderOperator, op.cfg.Name)
+	h.Set(HeaderSourceStream, m.Stream)
+	h.Set(HeaderSourceSequence, strconv.FormatUint(m.Sequence, 10))
+	h.Set(HeaderSourceSubject, m.Subject)
+	p.dead.add(op.cfg.Name, deadKey{Source: src.cfg.Name, Sequence: m.Sequence})
+	err := p.sink.Publish(ctx, natsio.OutMessage{
+		Subject: op.cfg.DeadLetterSubject,
+		MsgID:   "dlq." + outputMsgID(p.cfg.Name, op.cfg.Name, src.cfg.Name, m.Sequence, 0),
+		Data:    m.Data,
+		Header:  h,
+	})
+	if err != nil {
+		return fmt.Errorf("operator %q: publish to dead-letter subject %s: %w", op.cfg.Name, op.cfg.DeadLetterSubject, err)
+	}
+	return nil
+}
+
+// keyFailure isolates a record whose key cannot be extracted.
+func (p *Pipeline) keyFailure(ctx context.Context, op *operator, src *source, m *natsio.Message, err error) error {
+	return p.deadLetter(ctx, op, src, m, "key: "+err.Error())
+}

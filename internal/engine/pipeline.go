@@ -1,0 +1,357 @@
+// Package engine builds a pipeline from its config and runs it: sources
+// from JetStream, operator tasks in wazero with host-owned keyed state in
+// Pebble, outputs to JetStream, and the checkpoint coordinator whose
+// barriers cut state and source positions consistently.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/state"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// Pipeline is a built, runnable pipeline.
+type Pipeline struct {
+	cfg       *config.Pipeline
+	opts      Options
+	logger    hclog.Logger
+	conn      *natsio.Conn
+	store     *state.Store
+	sink      *natsio.Sink
+	sources   []*source
+	operators []*operator
+	dead      deadLetters
+
+	coord *coordinator
+	// tasks lists every task of every operator; a task's report names
+	// its index here. reports carries reports to the coordinator.
+	tasks   []*task
+	reports reports
+	crash   *crashPoint // WASMSTREAM_CRASH_POINT, for crash tests; nil when unset
+	// outboxRecommitted counts transactional outputs re-sent one by one
+	// because their batch was found already committed.
+	outboxRecommitted atomic.Uint64
+	// transactionalPublished counts transactional outputs made visible.
+	transactionalPublished atomic.Uint64
+	restored               *restorePlan // nil when the run started from empty state
+	recoveryTime           time.Duration
+	skipped                atomic.Uint64 // replayed records a restored snapshot already held
+	control                *nats.Subscription
+	upgradeSub             *nats.Subscription
+	// upgrade is an accepted upgrade; upgradeStop ends Run for it.
+	upgrade     *plannedUpgrade
+	upgradeStop chan struct{}
+	upgradeOnce sync.Once
+	// cleanRestore: the restored checkpoint is the final one of a graceful
+	// stop, so nothing is replayed.
+	cleanRestore bool
+	lock         *os.File      // the data dir's lock, held until Close
+	stopped      chan struct{} // closed when Run returns
+	closeOnce    sync.Once
+	failed       chan struct{}
+	failOnce     sync.Once
+	failErr      error
+}
+
+var errPipelineFailed = errors.New("pipeline stopped after a failure")
+
+// Open compiles every operator, opens the state store, connects to NATS
+// (starting the embedded server when the config names none), ensures the
+// declared streams and positions every source after its last commit.
+func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
+	started := time.Now()
+	opts = opts.withDefaults(cfg)
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{}), crash: newCrashPoint(), upgradeStop: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			p.Close() // p, not the nil the failed return sets
+		}
+	}()
+	if p.lock, err = lockDataDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	if err := importFromSavepoint(ctx, cfg, &p.opts.Recovery, p.logger); err != nil {
+		return nil, err
+	}
+	if hasRegistryModules(cfg) {
+		// The registry lives on the pipeline's server: connect first.
+		if err := p.connect(ctx); err != nil {
+			return nil, err
+		}
+		if err := resolveModules(ctx, cfg, p.conn, p.logger); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.compile(ctx); err != nil {
+		return nil, err
+	}
+	plan, lastID, err := p.planRecovery()
+	if err != nil {
+		return nil, err
+	}
+	p.restored = plan
+	cleanID, clean := takeCleanStop(cfg.DataDir)
+	p.cleanRestore = plan != nil && clean && cleanID == plan.manifest.ID
+	if p.conn == nil {
+		if err := p.connect(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p.warnDuplicateWindows(ctx)
+	if err := p.openState(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.openSources(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.prepareTaskPositions(); err != nil {
+		return nil, err
+	}
+	if p.coord, err = p.newCoordinator(lastID); err != nil {
+		return nil, err
+	}
+	if err := p.serveControl(); err != nil {
+		return nil, err
+	}
+	if err := p.serveUpgrades(); err != nil {
+		return nil, err
+	}
+	if plan != nil {
+		p.recoveryTime = time.Since(started)
+		p.logger.Info("checkpoint restored", "checkpoint", plan.manifest.ID, "recovery_time", p.recoveryTime)
+	}
+	return p, nil
+}
+
+// openState rebuilds the live state from the restored checkpoint (or
+// empties it), opens it and starts every operator's tasks on it.
+func (p *Pipeline) openState(ctx context.Context) error {
+	if p.restored != nil {
+		if err := p.checkSourcesBeforeRestore(ctx); err != nil {
+			return err
+		}
+	}
+	if err := prepareLiveState(p.cfg.DataDir, p.restored); err != nil {
+		return err
+	}
+	var err error
+	if p.store, err = state.Open(liveStateDir(p.cfg.DataDir), state.Options{FS: p.opts.FS}); err != nil {
+		return fmt.Errorf("open state in %s: %w", p.cfg.DataDir, err)
+	}
+	if err := p.dead.load(p.store, p.cfg.Operators); err != nil {
+		return err
+	}
+	for _, op := range p.operators {
+		if err := op.migrateState(ctx, p.store); err != nil {
+			return err
+		}
+		if err := op.startTasks(ctx, p.store); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Pipeline) compile(ctx context.Context) error {
+	for i := range p.cfg.Operators {
+		oc := &p.cfg.Operators[i]
+		rt, mod, err := compileOperator(ctx, p.cfg, oc, p.opts.Engine)
+		if err != nil {
+			return err
+		}
+		p.logger.Info("operator loaded", "operator", oc.Name, "module", oc.Module, "sha256", mod.Hash()[:16], "bytes", mod.Size())
+		op := newOperator(p, oc, rt, mod)
+		p.operators = append(p.operators, op)
+		if err := op.probeDeclarations(ctx); err != nil {
+			return fmt.Errorf("%s: operator %q: %w", config.Pos(oc.ModuleRange), oc.Name, err)
+		}
+	}
+	return nil
+}
+
+// DeadLetterStream captures the default dead-letter subjects.
+const DeadLetterStream = "WASMSTREAM_DLQ"
+
+func (p *Pipeline) connect(ctx context.Context) error {
+	conn, err := connectAndEnsure(ctx, p.cfg, serverOptions(p.cfg, p.logger))
+	if err != nil {
+		return err
+	}
+	p.conn = conn
+	if conn.Embedded() {
+		p.logger.Info("embedded JetStream server started", "url", conn.ClientURL(), "store", filepath.Join(p.cfg.DataDir, "jetstream"))
+	}
+	if _, err := conn.EnsureStream(ctx, natsio.StreamSpec{Name: DeadLetterStream, Subjects: []string{"wasmstream.dlq.>"}}); err != nil {
+		return fmt.Errorf("dead-letter stream %s: %w", DeadLetterStream, err)
+	}
+	p.sink = conn.NewSink(4096)
+	return nil
+}
+
+func (p *Pipeline) openSources(ctx context.Context) error {
+	for i := range p.cfg.Sources {
+		sc := &p.cfg.Sources[i]
+		s := &source{p: p, index: len(p.sources), cfg: sc, eventID: eventIDExtractor(sc), barriers: make(chan barrierRequest, 1)}
+		s.consumers = p.consumersOf(sc.Name)
+		if len(s.consumers) == 0 {
+			p.logger.Warn("source feeds no operator; not reading it", "source", sc.Name)
+			continue
+		}
+		start, err := p.startSequence(ctx, sc, false)
+		if err != nil {
+			return err
+		}
+		if s.src, s.acker, err = p.openReader(ctx, sc, start.sequence); err != nil {
+			return fmt.Errorf("%s: source %q: %w", config.Pos(sc.Range), sc.Name, err)
+		}
+		s.position.Store(start.sequence - 1)
+		if start.sequence <= start.replayUntil && !p.cleanRestore {
+			s.replayUntil = start.replayUntil
+		}
+		p.sources = append(p.sources, s)
+	}
+	return nil
+}
+
+// checkSourcesBeforeRestore runs the stream checks of every source before
+// the live state is replaced, so a refused restore changes nothing.
+func (p *Pipeline) checkSourcesBeforeRestore(ctx context.Context) error {
+	for i := range p.cfg.Sources {
+		if _, err := p.startSequence(ctx, &p.cfg.Sources[i], true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sourceIndex maps source names to their index in p.sources.
+func (p *Pipeline) sourceIndex() map[string]int {
+	index := map[string]int{}
+	for _, s := range p.sources {
+		index[s.cfg.Name] = s.index
+	}
+	return index
+}
+
+// newCoordinator numbers the tasks for their reports and builds the
+// coordinator driver on the pipeline's effects.
+func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator, error) {
+	for _, op := range p.operators {
+		for _, t := range op.tasks {
+			t.global = len(p.tasks)
+			p.tasks = append(p.tasks, t)
+		}
+	}
+	p.reports = make(reports, reportCapacity(len(p.sources), len(p.tasks)))
+	return newCoordinator(coordinatorConfig{opts: p.opts.Checkpoint, root: CheckpointRoot(p.cfg), sources: len(p.sources), tasks: len(p.tasks),
+		lastCompleted: lastCompleted, logger: p.logger, crash: p.crash, reports: p.reports, effects: p, maxFailuresInRow: maxFailedCheckpoints})
+}
+
+// prepareTaskPositions tells every task where its inputs start (its state
+// holds every record before: a snapshot taken before an input's first
+// record must not claim less), and gives the tasks of an operator restored
+// from an unaligned snapshot the records to skip on replay.
+func (p *Pipeline) prepareTaskPositions() error {
+	for _, s := range p.sources {
+		for _, c := range s.consumers {
+			op := c.op
+			for _, t := range op.tasks {
+				if err := t.ck.proto.Processed(int(c.input), s.position.Load()); err != nil {
+					return fmt.Errorf("operator %q task %d: %w", op.cfg.Name, t.index, err)
+				}
+			}
+		}
+	}
+	if p.restored == nil {
+		return nil
+	}
+	index := p.sourceIndex()
+	for _, op := range p.operators {
+		e, ok := manifestOperator(p.restored.manifest, op.cfg.Name)
+		if !ok {
+			continue
+		}
+		if st := newSkipTable(e, index, p.restored.resume); st != nil {
+			for _, t := range op.tasks {
+				t.skip = st
+			}
+		}
+	}
+	return nil
+}
+
+func (p *Pipeline) consumersOf(name string) []consumer {
+	var cs []consumer
+	for _, op := range p.operators {
+		for i, in := range op.cfg.Inputs {
+			if in == name {
+				cs = append(cs, consumer{op: op, input: uint32(i)})
+			}
+		}
+	}
+	return cs
+}
+
+// Close releases everything Open acquired. Safe on a partly opened pipeline.
+func (p *Pipeline) Close() {
+	p.closeOnce.Do(p.close)
+}
+
+func (p *Pipeline) close() {
+	ctx := context.Background()
+	if p.control != nil {
+		_ = p.control.Unsubscribe()
+	}
+	if p.upgradeSub != nil {
+		_ = p.upgradeSub.Unsubscribe()
+	}
+	for _, s := range p.sources {
+		if s.src != nil {
+			s.src.Close()
+		}
+	}
+	for _, op := range p.operators {
+		op.close(ctx)
+	}
+	if p.store != nil {
+		_ = p.store.Close()
+	}
+	if p.conn != nil {
+		p.conn.Close()
+	}
+	if p.lock != nil {
+		_ = p.lock.Close() // releases the flock
+	}
+}
+
+// ClientURL is where NATS clients reach the server the pipeline uses.
+func (p *Pipeline) ClientURL() string { return p.conn.ClientURL() }
+
+func (p *Pipeline) fail(err error) {
+	p.failOnce.Do(func() {
+		p.failErr = err
+		close(p.failed)
+	})
+}
+
+// failure returns the error that failed the pipeline, or nil.
+func (p *Pipeline) failure() error {
+	select {
+	case <-p.failed:
+		return p.failErr
+	default:
+		return nil
+	}
+}

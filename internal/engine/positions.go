@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+)
+
+// sourceStart is where a source starts and, after a restore, the stream's
+// last sequence at that moment (records up to it are counted as replayed).
+type sourceStart struct {
+	sequence    uint64
+	replayUntil uint64
+}
+
+// startSequence returns where a source starts: after its position in the
+// restored checkpoint when there is one, else at the configured start. A
+// position in a stream that was recreated, or purged past it, is refused
+// with an error naming the checkpoint: never a silent skip.
+func (p *Pipeline) startSequence(ctx context.Context, sc *config.Source, quiet bool) (sourceStart, error) {
+	stream, err := p.conn.JS.Stream(ctx, sc.Stream)
+	if err != nil {
+		return sourceStart{}, fmt.Errorf("%s: source %q: stream %q: %w (declare it in a stream block or create it on the server)", config.Pos(sc.Range), sc.Name, sc.Stream, err)
+	}
+	info := stream.CachedInfo()
+	configured := sourceStart{sequence: max(sc.StartSequence, 1)}
+	if p.restored == nil {
+		return configured, nil
+	}
+	m := p.restored.manifest
+	pos, ok := manifestSource(m, sc.Name)
+	if !ok {
+		p.logger.Warn("source has no position in the checkpoint; it starts at its configured start", "source", sc.Name, "checkpoint", m.ID)
+		return configured, nil
+	}
+	next := p.restored.resume[sc.Name]
+	if pos.Stream != sc.Stream || !pos.StreamCreated.Equal(info.Created) {
+		return sourceStart{}, fmt.Errorf("%w %d: source %q: the checkpoint's position (stream %s created %s, sequence %d) does not belong to stream %s created %s: "+
+			"the stream was recreated or the source changed. Nothing was changed; to start over from empty state run with --empty-state",
+			ErrRecovery, m.ID, sc.Name, pos.Stream, pos.StreamCreated.Format(time.RFC3339Nano), pos.LastSequence, sc.Stream, info.Created.Format(time.RFC3339Nano))
+	}
+	if first := info.State.FirstSeq; first > next && (info.State.Msgs > 0 || info.State.LastSeq >= next) {
+		return sourceStart{}, fmt.Errorf("%w %d: source %q: stream %s now starts at sequence %d but the checkpoint resumes at %d: "+
+			"messages were purged or expired before they were processed. Nothing was changed; raise the stream's retention, and run with --empty-state to start over",
+			ErrRecovery, m.ID, sc.Name, sc.Stream, first, next)
+	}
+	if !quiet {
+		p.logger.Info("resuming source from the checkpoint", "source", sc.Name, "stream", sc.Stream, "sequence", next, "checkpoint", m.ID)
+	}
+	return sourceStart{sequence: next, replayUntil: info.State.LastSeq}, nil
+}
+
+// recoveryMetrics describes the restore this run started from, for the
+// manifests it writes; nil when it started from empty state.
+func (p *Pipeline) recoveryMetrics() *checkpoint.RecoveryMetrics {
+	if p.restored == nil {
+		return nil
+	}
+	r := &checkpoint.RecoveryMetrics{FromCheckpoint: p.restored.manifest.ID, DurationNanos: int64(p.recoveryTime)}
+	for _, s := range p.sources {
+		r.RecordsReplayed += s.replayed.Load()
+	}
+	return r
+}

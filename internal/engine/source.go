@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/protocol"
+	"github.com/wasmstream/wasmstream/internal/state"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// source reads one JetStream source and routes its records to the tasks of
+// every operator that consumes it.
+type source struct {
+	p         *Pipeline
+	index     int
+	cfg       *config.Source
+	eventID   *natsio.KeyExtractor // the event_id block; nil: none
+	src       streamReader
+	acker     *natsio.AckingSource // src when the stream needs acknowledgements; nil otherwise
+	consumers []consumer
+	// position is the last stream sequence routed to the tasks.
+	position atomic.Uint64
+	read     atomic.Uint64
+	lastData atomic.Int64 // unix nanos of the last fetch that returned data
+	// barriers carries the coordinator's barrier requests.
+	barriers chan barrierRequest
+	// replayUntil is the stream's last sequence when the run restored a
+	// checkpoint; records up to it are counted as replayed.
+	replayUntil uint64
+	replayed    atomic.Uint64
+}
+
+type consumer struct {
+	op    *operator
+	input uint32 // index of this source among the operator's inputs
+}
+
+// fetchWait bounds how long a fetch waits for data before the source checks
+// for a stop or a barrier request: it is the longest a checkpoint waits for
+// an idle source's barrier. It is not a latency floor (a fetch returns as
+// soon as data arrives), and an idle wait is a local channel receive, so a
+// short one costs nothing measurable.
+const fetchWait = 20 * time.Millisecond
+
+func (s *source) run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		select {
+		case req := <-s.barriers:
+			if err := s.injectBarrier(req); err != nil || req.Final {
+				return err
+			}
+		default:
+		}
+		msgs, err := s.src.Fetch(ctx, s.p.opts.FetchBatch, fetchWait)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return fmt.Errorf("source %q (stream %s): %w", s.cfg.Name, s.cfg.Stream, err)
+		}
+		if len(msgs) == 0 {
+			continue
+		}
+		s.lastData.Store(time.Now().UnixNano())
+		s.read.Add(uint64(len(msgs)))
+		if err := s.route(ctx, msgs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// injectBarrier sends the checkpoint's barrier to every task that consumes
+// the source, after the last chunk routed to it, and reports the position.
+// Overtaking barriers (unaligned mode; never the final one, so that a
+// graceful stop drains every routed record first) take the tasks'
+// priority queue, ahead of the records already queued.
+func (s *source) injectBarrier(req barrierRequest) error {
+	pos := s.position.Load()
+	for _, c := range s.consumers {
+		for _, t := range c.op.tasks {
+			b := &protocol.Barrier{ID: req.ID, Input: int(c.input), Position: pos, Overtaking: req.Overtaking}
+			queue := t.in
+			if req.Overtaking {
+				queue = t.prio
+			}
+			select {
+			case queue <- taskItem{barrier: b}:
+			case <-s.p.failed:
+				return errPipelineFailed
+			}
+		}
+	}
+	s.p.report(protocol.SourceReported{ID: req.ID, Source: s.index, Position: pos})
+	return nil
+}
+
+// route hands msgs to the tasks. Only this goroutine routes the source's
+// records and injects its barriers, so a barrier follows exactly the
+// records routed before it.
+func (s *source) route(ctx context.Context, msgs []natsio.Message) error {
+	upTo := msgs[len(msgs)-1].Sequence
+	if s.replayUntil > 0 {
+		s.countReplayed(msgs)
+	}
+	for _, c := range s.consumers {
+		chunks := make([][]inputRecord, len(c.op.tasks))
+		for i := range msgs {
+			m := &msgs[i]
+			key, err := c.op.keyer.Extract(m.Subject, m.Header, m.Data)
+			if err == nil && len(key) > state.MaxKeyLen {
+				err = fmt.Errorf("key of %d bytes is over the %d-byte limit", len(key), state.MaxKeyLen)
+			}
+			if err != nil {
+				if err := s.p.keyFailure(ctx, c.op, s, m, err); err != nil {
+					return err
+				}
+				continue
+			}
+			t := c.op.taskFor(key)
+			chunks[t] = append(chunks[t], inputRecord{source: s.index, input: c.input, msg: m, key: key})
+		}
+		for t, chunk := range chunks {
+			if len(chunk) == 0 {
+				continue
+			}
+			// Not ctx: once part of a chunk is routed the rest must follow,
+			// or a barrier would follow a half-routed fetch.
+			select {
+			case c.op.tasks[t].in <- taskItem{records: chunk, input: int(c.input), upTo: upTo}:
+			case <-s.p.failed:
+				return errPipelineFailed
+			}
+		}
+	}
+	s.position.Store(upTo)
+	return nil
+}
+
+func (s *source) countReplayed(msgs []natsio.Message) {
+	n := 0
+	for i := range msgs {
+		if msgs[i].Sequence <= s.replayUntil {
+			n++
+		}
+	}
+	s.replayed.Add(uint64(n))
+	if msgs[len(msgs)-1].Sequence >= s.replayUntil {
+		s.replayUntil = 0
+	}
+}

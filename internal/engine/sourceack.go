@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// streamReader is what a source reads records through: an ordered,
+// ack-less natsio.Source for streams kept by limits, or a natsio.AckingSource
+// for streams whose retention removes acknowledged messages.
+type streamReader interface {
+	Fetch(ctx context.Context, max int, maxWait time.Duration) ([]natsio.Message, error)
+	Identity() natsio.StreamIdentity
+	Close()
+}
+
+// openReader opens the reader of source sc from start. A WorkQueue or
+// Interest stream is read through a durable consumer that is acknowledged
+// only through completed checkpoints (ackSources), so a crash never loses
+// a message the server would otherwise have removed.
+func (p *Pipeline) openReader(ctx context.Context, sc *config.Source, start uint64) (streamReader, *natsio.AckingSource, error) {
+	retention, err := p.streamRetention(ctx, sc.Stream)
+	if err != nil {
+		return nil, nil, err
+	}
+	if retention == jetstream.LimitsPolicy {
+		src, err := p.conn.OpenSource(ctx, natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start})
+		return src, nil, err
+	}
+	ack, err := p.conn.OpenAckingSource(ctx, natsio.AckingSourceSpec{
+		Stream: sc.Stream, Durable: durableName(p.cfg.Name, sc.Name), FilterSubject: sc.Subject, StartSequence: start})
+	if err != nil {
+		return nil, nil, err
+	}
+	p.logger.Info("source acknowledges through checkpoints", "source", sc.Name, "stream", sc.Stream,
+		"retention", retention.String(), "durable", durableName(p.cfg.Name, sc.Name))
+	return ack, ack, nil
+}
+
+// streamRetention is the retention policy of a stream.
+func (p *Pipeline) streamRetention(ctx context.Context, stream string) (jetstream.RetentionPolicy, error) {
+	st, err := p.conn.JS.Stream(ctx, stream)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s: %w", stream, err)
+	}
+	return st.CachedInfo().Config.Retention, nil
+}
+
+// durableName is the server-side consumer of a pipeline's source.
+func durableName(pipeline, source string) string {
+	return "wasmstream_" + pipeline + "_" + source
+}
+
+// ackSources acknowledges, on every acking source, the messages checkpoint
+// m covers. A failure is logged, not fatal: the acknowledgements of the
+// next checkpoint cover these too, and a restart skips what the restored
+// checkpoint covers.
+func (p *Pipeline) ackSources(ctx context.Context, m checkpoint.Manifest) {
+	resume := resumePoints(m) // an unaligned snapshot may need records before a source's position
+	for _, s := range p.sources {
+		if s.acker == nil {
+			continue
+		}
+		pos := resume[s.cfg.Name] - 1
+		if resume[s.cfg.Name] == 0 || pos == 0 {
+			continue
+		}
+		if err := s.acker.AckThrough(ctx, pos); err != nil {
+			p.logger.Warn("acknowledging a source through its checkpoint failed; the next checkpoint acknowledges it",
+				"source", s.cfg.Name, "checkpoint", m.ID, "sequence", pos, "error", err)
+		}
+	}
+}

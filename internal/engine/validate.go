@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wasmstream/wasmstream/abi"
+	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+)
+
+// ModuleReport describes an operator module that passed validation.
+type ModuleReport struct {
+	Operator   string
+	Module     string
+	Size       int
+	Hash       string
+	ABIVersion int
+	// Declarations are the module's state declarations (ws_init, ABI 1.1).
+	Declarations []host.StateDeclaration
+	// TTLs are the effective state TTLs, one line each ("seen: ttl 10m0s ..."), sorted.
+	TTLs []string
+	// Warnings are TTLs shorter than a source's max_duplicate_delay.
+	Warnings []TTLWarning
+}
+
+// Validate compiles and checks every operator module of cfg without
+// connecting to NATS or touching state. It reports every failing module.
+func Validate(ctx context.Context, cfg *config.Pipeline) ([]ModuleReport, error) {
+	if hasRegistryModules(cfg) {
+		if err := resolveForValidate(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	var reports []ModuleReport
+	var errs []error
+	for i := range cfg.Operators {
+		oc := &cfg.Operators[i]
+		rt, mod, err := compileOperator(ctx, cfg, oc, "")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		report := ModuleReport{Operator: oc.Name, Module: oc.Module, Size: mod.Size(), Hash: mod.Hash(), ABIVersion: abi.Version}
+		if err := report.addStates(ctx, cfg, oc, mod); err != nil {
+			errs = append(errs, err)
+		}
+		reports = append(reports, report)
+		_ = mod.Close(ctx)
+		_ = rt.Close(ctx)
+	}
+	return reports, errors.Join(errs...)
+}
+
+// addStates runs the module's ws_init once, with the operator's config, to
+// learn its state declarations, and fills the effective TTLs and warnings.
+func (r *ModuleReport) addStates(ctx context.Context, cfg *config.Pipeline, oc *config.Operator, mod *host.Module) error {
+	inst, err := mod.Instantiate(ctx, host.InstanceConfig{Operator: oc.Name, Config: oc.Config,
+		BatchTimeout: oc.Limits.BatchTimeout, MaxValueLen: oc.Limits.MaxValueBytes}, noState{})
+	if err != nil {
+		return fmt.Errorf("%s: operator %q: %w", config.Pos(oc.ModuleRange), oc.Name, err)
+	}
+	defer inst.Close(ctx)
+	r.Declarations = inst.Declarations()
+	eff := effectiveTTLs(oc, r.Declarations)
+	for _, name := range slices.Sorted(maps.Keys(eff)) {
+		r.TTLs = append(r.TTLs, ttlLine(name, eff[name]))
+	}
+	r.Warnings = ttlWarnings(cfg, oc, eff)
+	return nil
+}
+
+// ttlLine describes one effective TTL on one line.
+func ttlLine(name string, s stateTTL) string {
+	if s.TTL.Duration == 0 {
+		return fmt.Sprintf("%s: never expires (from %s)", name, s.From)
+	}
+	return fmt.Sprintf("%s: ttl %s, %s, %s, %s (from %s)", name, s.TTL.Duration, s.TTL.Update, s.TTL.Visibility, s.TTL.TimeDomain, s.From)
+}
+
+// noState is the state of validate's instance: ws_init cannot reach state
+// (NO_RECORD), so none of this is ever called.
+type noState struct{}
+
+var errNoState = errors.New("validate: no state during ws_init")
+
+func (noState) SetCurrentRecord([]byte, int64) error { return errNoState }
+func (noState) Get([]byte) ([]byte, bool, error)     { return nil, false, errNoState }
+func (noState) Put([]byte, []byte) error             { return errNoState }
+func (noState) Delete([]byte) error                  { return errNoState }
+func (noState) BeginBatch()                          {}
+func (noState) CommitBatch()                         {}
+func (noState) RollbackBatch()                       {}
+
+// resolveForValidate fetches registry modules through the pipeline's
+// server (a temporary embedded one when no pipeline runs).
+func resolveForValidate(ctx context.Context, cfg *config.Pipeline) error {
+	c, err := ConnectClient(ctx, cfg, hclog.NewNullLogger())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return resolveModules(ctx, cfg, c, hclog.NewNullLogger())
+}
