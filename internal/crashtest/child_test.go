@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/crashpoint"
 )
 
 // child is one "wasmstream run" process. Its stdout and stderr go to one
@@ -47,7 +47,7 @@ func startChild(t *testing.T, o childOptions, args ...string) *child {
 	defer f.Close()
 	cmd := exec.Command(cliPath, args...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = append(environWithout(engine.CrashPointEnv), o.env...)
+	cmd.Env = append(environWithout(crashpoint.Env), o.env...)
 	c := &child{name: o.name, cmd: cmd, logPath: o.logPath, done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", o.name, err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/crashpoint"
 )
 
 // dyingCheckpointSurvives says, for each crash point, whether the
@@ -43,7 +43,7 @@ func TestCrashPoints(t *testing.T) {
 	ref.runToCompletion(t, crashPointArgs...)
 	want, wantOut := ref.finalState(t), payloads(ref.outputs(t))
 
-	for _, point := range engine.CrashPoints {
+	for _, point := range crashpoint.Checkpoint {
 		survives, known := dyingCheckpointSurvives[point]
 		if !known {
 			t.Fatalf("crash point %q is new: add it to dyingCheckpointSurvives", point)
@@ -57,7 +57,7 @@ func TestCrashPoints(t *testing.T) {
 				t.Parallel()
 				w := newWorld(t, fmt.Sprintf("crash at %s:%d", point, occ), sumSpec(t, "a"))
 				w.publish(t, "a", inputs)
-				c := w.start(t, []string{fmt.Sprintf("%s=%s:%d", engine.CrashPointEnv, point, occ)}, crashPointArgs...)
+				c := w.start(t, []string{fmt.Sprintf("%s=%s:%d", crashpoint.Env, point, occ)}, crashPointArgs...)
 				c.wait(t)
 				if !c.killedBySIGKILL() {
 					t.Fatalf("the run did not die by SIGKILL at %s:%d: %v\n%s", point, occ, c.waitErr, c.logTail(40))

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wasmstream/wasmstream/internal/engine"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/crashpoint"
 )
 
 // Transactional crash-point runs: one source, one task and one output per
@@ -90,7 +90,7 @@ func TestTransactionalCrashPoints(t *testing.T) {
 	ref.runToCompletion(t, txPointArgs...)
 	want, wantOut := ref.finalState(t), payloads(ref.outputs(t))
 
-	points := append(slices.Clone(engine.OutboxCrashPoints), "manifest-before-announce", "tasks-snapshotted")
+	points := append(slices.Clone(crashpoint.Outbox), "manifest-before-announce", "tasks-snapshotted")
 	for _, point := range points {
 		visibleAfter, known := txVisibleAfter[point]
 		if !known {
@@ -101,7 +101,7 @@ func TestTransactionalCrashPoints(t *testing.T) {
 				t.Parallel()
 				w := newWorld(t, fmt.Sprintf("transactional crash at %s:%d", point, occ), spec)
 				rec := w.startRecorder(t, outputStream, "out.>")
-				c := w.start(t, []string{fmt.Sprintf("%s=%s:%d", engine.CrashPointEnv, point, occ)}, txPointArgs...)
+				c := w.start(t, []string{fmt.Sprintf("%s=%s:%d", crashpoint.Env, point, occ)}, txPointArgs...)
 				fed := feedUntilExit(t, w, c, inputs)
 				c.wait(t)
 				if !c.killedBySIGKILL() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/crashpoint"
 	"github.com/wasmstream/wasmstream/internal/state"
 )
 
@@ -42,7 +42,7 @@ func TestCheckpointDuringUnalignedReplayKeepsSkippedRecords(t *testing.T) {
 	first := w.newest(t)
 	setTaskInput(t, w, first, 0, "b", 0)
 
-	c := w.start(t, []string{engine.CrashPointEnv + "=after-retain:1"},
+	c := w.start(t, []string{crashpoint.Env + "=after-retain:1"},
 		append([]string{"--checkpoint-interval", "10ms", "--fetch-batch", "1"}, args...)...)
 	c.wait(t)
 	if !c.killedBySIGKILL() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 )
@@ -85,7 +86,7 @@ func describe(ms []checkpoint.Manifest) string {
 
 // position returns a source's position in m.
 func position(m checkpoint.Manifest, source string) uint64 {
-	p, _ := manifestSource(m, source)
+	p, _ := recovery.Source(m, source)
 	return p.LastSequence
 }
 

@@ -8,12 +8,31 @@ import (
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/internal/state"
 )
 
-// The pipeline's side of the coordinator: the checkpointEffects it
-// performs for the protocol core.
+// checkpointEffects is the pipeline's side of the coordinator: the
+// coordinator.Effects it performs for the protocol core.
+type checkpointEffects struct{ p *Pipeline }
+
+func (e checkpointEffects) InjectBarriers(req protocol.InjectBarriers) error {
+	return e.p.injectBarriers(req)
+}
+func (e checkpointEffects) CancelCheckpoint(id uint64) { e.p.cancelCheckpoint(id) }
+func (e checkpointEffects) PublishCheckpoint(ctx context.Context, id uint64) error {
+	return e.p.publishCommitted(ctx, id)
+}
+func (e checkpointEffects) AckSources(ctx context.Context, m checkpoint.Manifest) {
+	e.p.ackSources(ctx, m)
+}
+func (e checkpointEffects) MarkCleanStop(id uint64) error {
+	return recovery.WriteCleanStop(e.p.cfg.DataDir, id)
+}
+func (e checkpointEffects) PersistCheckpoint(ctx context.Context, a protocol.Persist) (checkpoint.Manifest, error) {
+	return e.p.persistCheckpoint(ctx, a)
+}
 
 // report hands a source's or a task's report to the coordinator.
 func (p *Pipeline) report(ev protocol.Event) {
@@ -40,12 +59,6 @@ func (p *Pipeline) cancelCheckpoint(id uint64) {
 	}
 }
 
-func (p *Pipeline) publishCheckpoint(ctx context.Context, id uint64) error {
-	return p.publishCommitted(ctx, id)
-}
-
-func (p *Pipeline) markCleanStop(id uint64) error { return writeCleanStop(p.cfg.DataDir, id) }
-
 // persistCheckpoint turns a collected checkpoint into checkpoint files.
 func (p *Pipeline) persistCheckpoint(ctx context.Context, a protocol.Persist) (checkpoint.Manifest, error) {
 	// Every output of a record in the cut must be durable before the cut
@@ -56,8 +69,8 @@ func (p *Pipeline) persistCheckpoint(ctx context.Context, a protocol.Persist) (c
 	if err := p.commitDeadLetters(); err != nil {
 		return checkpoint.Manifest{}, err
 	}
-	p.crash.reach("tasks-snapshotted")
-	w := checkpoint.Writer{FS: p.opts.FS, Hook: func(s checkpoint.Step) { p.crash.reach(string(s)) }}
+	p.crash.Reach("tasks-snapshotted")
+	w := checkpoint.Writer{FS: p.opts.FS, Hook: func(s checkpoint.Step) { p.crash.Reach(string(s)) }}
 	return w.Write(CheckpointRoot(p.cfg), p.store.DB(), p.manifest(a))
 }
 

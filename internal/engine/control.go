@@ -2,48 +2,51 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/control"
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
-// ControlSubject is where a running pipeline takes on-demand checkpoint
-// requests: a request gets a JSON TriggerResult once the checkpoint is done.
-func ControlSubject(pipeline string) string {
-	return "wasmstream.control." + pipeline + ".checkpoint"
-}
+// The control plane's wire names, for the CLI (internal/engine/control).
+type (
+	// TriggerResult answers an on-demand checkpoint.
+	TriggerResult = control.TriggerResult
+	// UpgradeRequest asks a running pipeline to replace an operator's module.
+	UpgradeRequest = control.UpgradeRequest
+	// UpgradeReply is the pipeline's answer once it checked the new module.
+	UpgradeReply = control.UpgradeReply
+)
 
 // ErrNotRunning: no running pipeline answered a control request.
-var ErrNotRunning = errors.New("pipeline is not running")
+var ErrNotRunning = control.ErrNotRunning
 
-// serveControl answers on-demand checkpoint requests.
-func (p *Pipeline) serveControl() error {
-	sub, err := p.conn.NC.Subscribe(ControlSubject(p.cfg.Name), func(m *nats.Msg) {
-		go p.answerTrigger(m)
-	})
-	if err != nil {
-		return fmt.Errorf("subscribe to %s: %w", ControlSubject(p.cfg.Name), err)
-	}
-	p.control = sub
-	return nil
-}
+// ControlSubject is where a running pipeline takes on-demand checkpoint
+// requests.
+func ControlSubject(pipeline string) string { return control.CheckpointSubject(pipeline) }
 
-func (p *Pipeline) answerTrigger(m *nats.Msg) {
-	ctx, cancel := context.WithTimeout(context.Background(), p.opts.Checkpoint.Timeout)
-	defer cancel()
-	r, err := p.Trigger(ctx)
-	if err != nil {
-		r = TriggerResult{Error: err.Error()}
+// UpgradeSubject is where a running pipeline takes upgrade requests.
+func UpgradeSubject(pipeline string) string { return control.UpgradeSubject(pipeline) }
+
+// Trigger asks for a checkpoint now (or the one in progress) and waits
+// until it completes or fails (control.Handler).
+func (p *Pipeline) Trigger(ctx context.Context) (TriggerResult, error) {
+	answer := make(chan TriggerResult, 1)
+	if err := p.coord.Ask(ctx, answer, p.stopped); err != nil {
+		return TriggerResult{}, err
 	}
-	data, _ := json.Marshal(r)
-	_ = m.Respond(data)
+	select {
+	case r := <-answer:
+		return r, nil
+	case <-p.stopped:
+		return TriggerResult{}, fmt.Errorf("the pipeline stopped before the checkpoint completed")
+	case <-ctx.Done():
+		return TriggerResult{}, ctx.Err()
+	}
 }
 
 // TriggerCheckpoint asks the running pipeline of cfg for a checkpoint and
@@ -54,21 +57,18 @@ func TriggerCheckpoint(ctx context.Context, cfg *config.Pipeline, logger hclog.L
 		return TriggerResult{}, err
 	}
 	defer conn.Close()
-	reply, err := conn.NC.Request(ControlSubject(cfg.Name), nil, timeout)
-	switch {
-	case errors.Is(err, nats.ErrNoResponders):
-		return TriggerResult{}, fmt.Errorf("%w: pipeline %q: no process answers on %s; start it with wasmstream run", ErrNotRunning, cfg.Name, ControlSubject(cfg.Name))
-	case err != nil:
-		return TriggerResult{}, fmt.Errorf("pipeline %q: checkpoint request: %w", cfg.Name, err)
+	return control.Trigger(conn.NC, cfg.Name, timeout)
+}
+
+// RequestUpgrade asks the running pipeline of cfg to replace an operator's
+// module and returns its answer (after its checks, before the restart).
+func RequestUpgrade(ctx context.Context, cfg *config.Pipeline, req UpgradeRequest, timeout time.Duration) (UpgradeReply, error) {
+	conn, err := connectRunning(ctx, cfg)
+	if err != nil {
+		return UpgradeReply{}, err
 	}
-	var r TriggerResult
-	if err := json.Unmarshal(reply.Data, &r); err != nil {
-		return TriggerResult{}, fmt.Errorf("pipeline %q: unreadable answer %q: %w", cfg.Name, reply.Data, err)
-	}
-	if r.Error != "" {
-		return r, fmt.Errorf("pipeline %q: %s", cfg.Name, r.Error)
-	}
-	return r, nil
+	defer conn.Close()
+	return control.Upgrade(conn.NC, cfg.Name, req, timeout)
 }
 
 // connectRunning connects to the server of cfg's running pipeline: its

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/natsio"
 )
@@ -108,7 +109,7 @@ func (p *Pipeline) commitOutbox(ctx context.Context, upTo uint64) (published int
 			return published, err
 		}
 	}
-	p.crash.reach("outbox-published")
+	p.crash.Reach("outbox-published")
 	if err := p.store.DeleteOutbox(upTo); err != nil {
 		return published, fmt.Errorf("transactional outputs of checkpoint %d published, removing them from the outbox: %w", upTo, err)
 	}
@@ -141,7 +142,7 @@ func (p *Pipeline) commitGroup(ctx context.Context, g outboxEpoch) (published in
 			p.outboxRecommitted.Add(uint64(len(msgs)))
 		}
 		published += len(msgs)
-		p.crash.reach("outbox-batch")
+		p.crash.Reach("outbox-batch")
 	}
 	return published, nil
 }
@@ -185,7 +186,7 @@ func (p *Pipeline) publishCommitted(ctx context.Context, id uint64) error {
 		return fmt.Errorf("publishing the transactional outputs of checkpoint %d: %w; they stay staged and are published when the pipeline restarts", id, err)
 	}
 	p.transactionalPublished.Add(uint64(n))
-	if err := markPublished(p.cfg.DataDir, id); err != nil {
+	if err := recovery.MarkPublished(p.cfg.DataDir, id); err != nil {
 		return err
 	}
 	if n > 0 {
@@ -211,7 +212,7 @@ func (p *Pipeline) publishRestored(ctx context.Context, id uint64) error {
 	if !p.hasTransactionalSink() {
 		return nil
 	}
-	through, err := publishedThrough(p.cfg.DataDir)
+	through, err := recovery.PublishedThrough(p.cfg.DataDir)
 	if err != nil {
 		return err
 	}

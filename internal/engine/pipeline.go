@@ -1,12 +1,7 @@
-// Package engine builds a pipeline from its config and runs it: sources
-// from JetStream, operator tasks in wazero with host-owned keyed state in
-// Pebble, outputs to JetStream, and the checkpoint coordinator whose
-// barriers cut state and source positions consistently.
 package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,9 +10,13 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/control"
+	"github.com/wasmstream/wasmstream/internal/engine/coordinator"
+	"github.com/wasmstream/wasmstream/internal/engine/crashpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
+	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/natsio"
 )
@@ -34,22 +33,21 @@ type Pipeline struct {
 	operators []*operator
 	dead      deadLetters
 
-	coord *coordinator
+	coord *coordinator.Driver
 	// tasks lists every task of every operator; a task's report names
 	// its index here. reports carries reports to the coordinator.
 	tasks   []*task
 	reports reports
-	crash   *crashPoint // WASMSTREAM_CRASH_POINT, for crash tests; nil when unset
+	crash   *crashpoint.Points // WASMSTREAM_CRASH_POINT, for crash tests; nil when unset
 	// outboxRecommitted counts transactional outputs re-sent one by one
 	// because their batch was found already committed.
 	outboxRecommitted atomic.Uint64
 	// transactionalPublished counts transactional outputs made visible.
 	transactionalPublished atomic.Uint64
-	restored               *restorePlan // nil when the run started from empty state
+	restored               *recovery.Plan // nil when the run started from empty state
 	recoveryTime           time.Duration
-	skipped                atomic.Uint64 // replayed records a restored snapshot already held
-	control                *nats.Subscription
-	upgradeSub             *nats.Subscription
+	skipped                atomic.Uint64   // replayed records a restored snapshot already held
+	control                *control.Server // trigger and upgrade requests
 	// upgrade is an accepted upgrade; upgradeStop ends Run for it.
 	upgrade     *plannedUpgrade
 	upgradeStop chan struct{}
@@ -65,7 +63,7 @@ type Pipeline struct {
 	failErr      error
 }
 
-var errPipelineFailed = errors.New("pipeline stopped after a failure")
+var errPipelineFailed = coordinator.ErrStopped
 
 // Open compiles every operator, opens the state store, connects to NATS
 // (starting the embedded server when the config names none), ensures the
@@ -73,13 +71,13 @@ var errPipelineFailed = errors.New("pipeline stopped after a failure")
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
-	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{}), crash: newCrashPoint(), upgradeStop: make(chan struct{})}
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{}), crash: crashpoint.FromEnv(), upgradeStop: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			p.Close() // p, not the nil the failed return sets
 		}
 	}()
-	if p.lock, err = lockDataDir(cfg.DataDir); err != nil {
+	if p.lock, err = recovery.Lock(cfg.DataDir); err != nil {
 		return nil, err
 	}
 	if err := importFromSavepoint(ctx, cfg, &p.opts.Recovery, p.logger); err != nil {
@@ -102,8 +100,8 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 		return nil, err
 	}
 	p.restored = plan
-	cleanID, clean := takeCleanStop(cfg.DataDir)
-	p.cleanRestore = plan != nil && clean && cleanID == plan.manifest.ID
+	cleanID, clean := recovery.TakeCleanStop(cfg.DataDir)
+	p.cleanRestore = plan != nil && clean && cleanID == plan.Manifest.ID
 	if p.conn == nil {
 		if err := p.connect(ctx); err != nil {
 			return nil, err
@@ -122,15 +120,12 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if p.coord, err = p.newCoordinator(lastID); err != nil {
 		return nil, err
 	}
-	if err := p.serveControl(); err != nil {
-		return nil, err
-	}
-	if err := p.serveUpgrades(); err != nil {
+	if p.control, err = control.Serve(p.conn.NC, p.cfg.Name, p.opts.Checkpoint.Timeout, p); err != nil {
 		return nil, err
 	}
 	if plan != nil {
 		p.recoveryTime = time.Since(started)
-		p.logger.Info("checkpoint restored", "checkpoint", plan.manifest.ID, "recovery_time", p.recoveryTime)
+		p.logger.Info("checkpoint restored", "checkpoint", plan.Manifest.ID, "recovery_time", p.recoveryTime)
 	}
 	return p, nil
 }
@@ -143,7 +138,7 @@ func (p *Pipeline) openState(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := prepareLiveState(p.cfg.DataDir, p.restored); err != nil {
+	if err := recovery.PrepareLiveState(p.cfg.DataDir, p.restored); err != nil {
 		return err
 	}
 	var err error
@@ -247,7 +242,7 @@ func (p *Pipeline) sourceIndex() map[string]int {
 
 // newCoordinator numbers the tasks for their reports and builds the
 // coordinator driver on the pipeline's effects.
-func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator, error) {
+func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator.Driver, error) {
 	for _, op := range p.operators {
 		for _, t := range op.tasks {
 			t.global = len(p.tasks)
@@ -255,8 +250,12 @@ func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator, error) {
 		}
 	}
 	p.reports = make(reports, reportCapacity(len(p.sources), len(p.tasks)))
-	return newCoordinator(coordinatorConfig{opts: p.opts.Checkpoint, root: CheckpointRoot(p.cfg), sources: len(p.sources), tasks: len(p.tasks),
-		lastCompleted: lastCompleted, logger: p.logger, crash: p.crash, reports: p.reports, effects: p, maxFailuresInRow: maxFailedCheckpoints})
+	c := p.opts.Checkpoint
+	return coordinator.New(coordinator.Config{
+		Protocol: protocol.CoordinatorConfig{Sources: len(p.sources), Tasks: len(p.tasks), Mode: c.Mode, Interval: c.Interval, Timeout: c.Timeout,
+			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, FirstID: lastCompleted + 1, Where: CheckpointRoot(p.cfg), Clock: c.Clock},
+		Root: CheckpointRoot(p.cfg), Retain: c.Retain, Logger: p.logger, Crash: p.crash, Reports: p.reports, Effects: checkpointEffects{p},
+	})
 }
 
 // prepareTaskPositions tells every task where its inputs start (its state
@@ -279,11 +278,11 @@ func (p *Pipeline) prepareTaskPositions() error {
 	}
 	index := p.sourceIndex()
 	for _, op := range p.operators {
-		e, ok := manifestOperator(p.restored.manifest, op.cfg.Name)
+		e, ok := recovery.Operator(p.restored.Manifest, op.cfg.Name)
 		if !ok {
 			continue
 		}
-		if st := newSkipTable(e, index, p.restored.resume); st != nil {
+		if st := newSkipTable(e, index, p.restored.Resume); st != nil {
 			for _, t := range op.tasks {
 				t.skip = st
 			}
@@ -311,12 +310,7 @@ func (p *Pipeline) Close() {
 
 func (p *Pipeline) close() {
 	ctx := context.Background()
-	if p.control != nil {
-		_ = p.control.Unsubscribe()
-	}
-	if p.upgradeSub != nil {
-		_ = p.upgradeSub.Unsubscribe()
-	}
+	p.control.Close()
 	for _, s := range p.sources {
 		if s.src != nil {
 			s.src.Close()

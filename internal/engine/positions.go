@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 )
 
 // sourceStart is where a source starts and, after a restore, the stream's
@@ -30,13 +31,13 @@ func (p *Pipeline) startSequence(ctx context.Context, sc *config.Source, quiet b
 	if p.restored == nil {
 		return configured, nil
 	}
-	m := p.restored.manifest
-	pos, ok := manifestSource(m, sc.Name)
+	m := p.restored.Manifest
+	pos, ok := recovery.Source(m, sc.Name)
 	if !ok {
 		p.logger.Warn("source has no position in the checkpoint; it starts at its configured start", "source", sc.Name, "checkpoint", m.ID)
 		return configured, nil
 	}
-	next := p.restored.resume[sc.Name]
+	next := p.restored.Resume[sc.Name]
 	if pos.Stream != sc.Stream || !pos.StreamCreated.Equal(info.Created) {
 		return sourceStart{}, fmt.Errorf("%w %d: source %q: the checkpoint's position (stream %s created %s, sequence %d) does not belong to stream %s created %s: "+
 			"the stream was recreated or the source changed. Nothing was changed; to start over from empty state run with --empty-state",
@@ -59,7 +60,7 @@ func (p *Pipeline) recoveryMetrics() *checkpoint.RecoveryMetrics {
 	if p.restored == nil {
 		return nil
 	}
-	r := &checkpoint.RecoveryMetrics{FromCheckpoint: p.restored.manifest.ID, DurationNanos: int64(p.recoveryTime)}
+	r := &checkpoint.RecoveryMetrics{FromCheckpoint: p.restored.Manifest.ID, DurationNanos: int64(p.recoveryTime)}
 	for _, s := range p.sources {
 		r.RecordsReplayed += s.replayed.Load()
 	}

@@ -18,7 +18,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		// A crash between a checkpoint's completion and the publication of
 		// its transactional outputs left them staged in it: publish them
 		// before anything new is produced.
-		if err := p.publishRestored(ctx, p.restored.manifest.ID); err != nil {
+		if err := p.publishRestored(ctx, p.restored.Manifest.ID); err != nil {
 			return err
 		}
 	}
@@ -79,7 +79,7 @@ func (p *Pipeline) loop(ctx context.Context) error {
 		done, upgrade, idle = nil, nil, nil
 		return protocol.Stop{}
 	}
-	for !c.finished {
+	for !c.Finished() {
 		var ev protocol.Event
 		select {
 		case <-done:
@@ -88,12 +88,12 @@ func (p *Pipeline) loop(ctx context.Context) error {
 			ev = stop("stopping for the upgrade: final checkpoint")
 		case <-p.failed:
 			return p.failure()
-		case <-c.timer():
+		case <-c.Timer():
 			ev = protocol.Tick{}
-		case answer := <-c.demand:
-			c.waiters = append(c.waiters, answer)
+		case answer := <-c.Demands():
+			c.Wait(answer)
 			ev = protocol.Trigger{}
-		case ev = <-c.reports:
+		case ev = <-c.Reports():
 		case <-progressTick.C:
 			p.logProgress(started)
 		case <-idle:
@@ -104,7 +104,7 @@ func (p *Pipeline) loop(ctx context.Context) error {
 		if ev == nil {
 			continue
 		}
-		if err := c.step(context.Background(), ev); err != nil {
+		if err := c.Step(context.Background(), ev); err != nil {
 			if errors.Is(err, errPipelineFailed) {
 				return p.failure()
 			}

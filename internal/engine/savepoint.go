@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/savepointstore"
 	"github.com/wasmstream/wasmstream/plugins"
 )
@@ -135,7 +136,7 @@ type savepointSrc struct {
 }
 
 func savepointSource(ctx context.Context, cfg *config.Pipeline, opts SavepointOptions, logger hclog.Logger) (savepointSrc, error) {
-	lock, err := lockDataDir(cfg.DataDir)
+	lock, err := recovery.Lock(cfg.DataDir)
 	switch {
 	case err == nil:
 		release := sync1(func() { _ = lock.Close() })
@@ -197,7 +198,7 @@ func orNone(ids []uint64) string {
 	if len(ids) == 0 {
 		return "none"
 	}
-	return idList(ids)
+	return recovery.IDList(ids)
 }
 
 // savepointModules finds a file for the module of every operator of m: the
@@ -256,7 +257,7 @@ func fileSHA256(path string) (string, error) {
 // first; an existing checkpoint is never changed. The pipeline must not be
 // running: ImportSavepoint takes the data dir's lock.
 func ImportSavepoint(ctx context.Context, cfg *config.Pipeline, ref string, logger hclog.Logger) (uint64, error) {
-	lock, err := lockDataDir(cfg.DataDir)
+	lock, err := recovery.Lock(cfg.DataDir)
 	if err != nil {
 		return 0, fmt.Errorf("%w %s: %w", ErrSavepointRestore, ref, err)
 	}

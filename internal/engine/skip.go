@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/internal/state"
 )
@@ -11,19 +12,10 @@ import (
 // ahead of its source's resume point on some key groups, and the replay
 // drops what those key groups already hold.
 
-// rangePositions converts manifest task entries to the protocol's form.
-func rangePositions(tasks []checkpoint.TaskEntry) []protocol.RangePositions {
-	out := make([]protocol.RangePositions, len(tasks))
-	for i, t := range tasks {
-		out[i] = protocol.RangePositions{Start: t.Start, End: t.End, Inputs: t.Inputs}
-	}
-	return out
-}
-
 // newSkipTable returns the table of op's entry in a restored manifest, or
 // nil when no record needs skipping.
 func newSkipTable(entry checkpoint.OperatorEntry, sourceIndex map[string]int, resume map[string]uint64) *protocol.SkipTable {
-	return protocol.NewSkipTable(entry.MaxParallelism, rangePositions(entry.Tasks), sourceIndex, resume)
+	return protocol.NewSkipTable(entry.MaxParallelism, recovery.RangePositions(entry.Tasks), sourceIndex, resume)
 }
 
 // filterReplayed returns recs without those the restored state holds.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
@@ -63,7 +64,7 @@ func durableName(pipeline, source string) string {
 // next checkpoint cover these too, and a restart skips what the restored
 // checkpoint covers.
 func (p *Pipeline) ackSources(ctx context.Context, m checkpoint.Manifest) {
-	resume := resumePoints(m) // an unaligned snapshot may need records before a source's position
+	resume := recovery.ResumePoints(m) // an unaligned snapshot may need records before a source's position
 	for _, s := range p.sources {
 		if s.acker == nil {
 			continue

@@ -2,17 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/wasmstream/wasmstream/checkpoint"
-	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/plugins"
 )
@@ -26,25 +21,6 @@ import (
 // refusal leaves the old module running untouched; a failure during the
 // restart restores the same checkpoint with the old module (rollback).
 
-// UpgradeRequest asks a running pipeline to replace an operator's module:
-// Module is a registry reference (NAME, NAME@HASH) or an absolute path.
-type UpgradeRequest struct {
-	Operator string `json:"operator"`
-	Module   string `json:"module"`
-}
-
-// UpgradeReply is the pipeline's answer once it checked the new module.
-type UpgradeReply struct {
-	Accepted bool   `json:"accepted"`
-	Error    string `json:"error,omitempty"`
-	// Module is the new module's sha256; States the migrated states.
-	Module string `json:"module,omitempty"`
-	States string `json:"states,omitempty"`
-}
-
-// UpgradeSubject is where a running pipeline takes upgrade requests.
-func UpgradeSubject(pipeline string) string { return "wasmstream.control." + pipeline + ".upgrade" }
-
 // plannedUpgrade is an accepted upgrade, carried out by Serve after Run.
 type plannedUpgrade struct {
 	operator  string
@@ -54,32 +30,19 @@ type plannedUpgrade struct {
 	requested time.Time // when the old module was asked to stop
 }
 
-// serveUpgrades answers upgrade requests.
-func (p *Pipeline) serveUpgrades() error {
-	sub, err := p.conn.NC.Subscribe(UpgradeSubject(p.cfg.Name), func(m *nats.Msg) { go p.answerUpgrade(m) })
+// Upgrade checks an upgrade request while the old module runs and, when
+// it passes, stops the run at a final checkpoint for it (control.Handler).
+func (p *Pipeline) Upgrade(ctx context.Context, req UpgradeRequest) UpgradeReply {
+	plan, changes, err := p.prepareUpgrade(ctx, req)
 	if err != nil {
-		return fmt.Errorf("subscribe to %s: %w", UpgradeSubject(p.cfg.Name), err)
-	}
-	p.upgradeSub = sub
-	return nil
-}
-
-func (p *Pipeline) answerUpgrade(m *nats.Msg) {
-	var req UpgradeRequest
-	reply := UpgradeReply{}
-	if err := json.Unmarshal(m.Data, &req); err != nil {
-		reply.Error = fmt.Sprintf("unreadable upgrade request %q: %v", m.Data, err)
-	} else if plan, changes, err := p.prepareUpgrade(context.Background(), req); err != nil {
-		reply.Error = err.Error()
 		p.logger.Error("upgrade refused; the running module stays", "operator", req.Operator, "module", req.Module, "error", err)
-	} else {
-		reply = UpgradeReply{Accepted: true, Module: plan.hash, States: describeChanges(changes)}
-		p.logger.Info("upgrade accepted: stopping at a checkpoint to restart with the new module",
-			"operator", plan.operator, "module", plan.hash[:16], "states", reply.States)
-		p.requestUpgrade(plan)
+		return UpgradeReply{Error: err.Error()}
 	}
-	data, _ := json.Marshal(reply)
-	_ = m.Respond(data)
+	reply := UpgradeReply{Accepted: true, Module: plan.hash, States: describeChanges(changes)}
+	p.logger.Info("upgrade accepted: stopping at a checkpoint to restart with the new module",
+		"operator", plan.operator, "module", plan.hash[:16], "states", reply.States)
+	p.requestUpgrade(plan)
+	return reply
 }
 
 // requestUpgrade records plan and ends Run at a final checkpoint.
@@ -198,27 +161,4 @@ func (p *Pipeline) operator(name string) *operator {
 		}
 	}
 	return nil
-}
-
-// RequestUpgrade asks the running pipeline of cfg to replace an operator's
-// module and returns its answer (after its checks, before the restart).
-func RequestUpgrade(ctx context.Context, cfg *config.Pipeline, req UpgradeRequest, timeout time.Duration) (UpgradeReply, error) {
-	conn, err := connectRunning(ctx, cfg)
-	if err != nil {
-		return UpgradeReply{}, err
-	}
-	defer conn.Close()
-	data, _ := json.Marshal(req)
-	msg, err := conn.NC.Request(UpgradeSubject(cfg.Name), data, timeout)
-	switch {
-	case errors.Is(err, nats.ErrNoResponders):
-		return UpgradeReply{}, fmt.Errorf("%w: pipeline %q: no process answers on %s; start it with wasmstream run", ErrNotRunning, cfg.Name, UpgradeSubject(cfg.Name))
-	case err != nil:
-		return UpgradeReply{}, fmt.Errorf("pipeline %q: upgrade request: %w", cfg.Name, err)
-	}
-	var r UpgradeReply
-	if err := json.Unmarshal(msg.Data, &r); err != nil {
-		return UpgradeReply{}, fmt.Errorf("pipeline %q: unreadable answer %q: %w", cfg.Name, msg.Data, err)
-	}
-	return r, nil
 }

@@ -1,4 +1,8 @@
-package engine
+// Package crashpoint kills the process at named points of the checkpoint
+// protocol when the environment asks for it. It exists for crash tests
+// (internal/crashtest): "POINT" dies the first time POINT is reached,
+// "POINT:N" the N-th time.
+package crashpoint
 
 import (
 	"os"
@@ -7,14 +11,11 @@ import (
 	"syscall"
 )
 
-// CrashPointEnv names the environment variable that makes the process kill
-// itself with SIGKILL at a named point of the checkpoint protocol. It exists
-// for crash tests: "POINT" dies the first time POINT is reached, "POINT:N"
-// the N-th time. Points: CrashPoints.
-const CrashPointEnv = "WASMSTREAM_CRASH_POINT"
+// Env names the environment variable that selects the point.
+const Env = "WASMSTREAM_CRASH_POINT"
 
-// CrashPoints lists the named points, in protocol order.
-var CrashPoints = []string{
+// Checkpoint lists the named points of a checkpoint, in protocol order.
+var Checkpoint = []string{
 	"tasks-snapshotted",        // every task flushed its snapshot; no Pebble checkpoint yet
 	"state-copied",             // Pebble checkpoint in the temp dir; no manifest
 	"manifest-temp",            // the manifest's temp file durable, not renamed
@@ -24,22 +25,24 @@ var CrashPoints = []string{
 	"after-retain",             // older checkpoints removed
 }
 
-// OutboxCrashPoints are the named points of a transactional sink's
-// publication, reached only by pipelines with one.
-var OutboxCrashPoints = []string{
+// Outbox lists the named points of a transactional sink's publication,
+// reached only by pipelines with one.
+var Outbox = []string{
 	"outbox-batch",     // one atomic batch of a checkpoint's outputs published (each batch)
 	"outbox-published", // every staged output published; not yet deleted from the outbox
 }
 
-// crashPoint kills the process at point when CrashPointEnv asks for it.
-type crashPoint struct {
+// Points kills the process at the point Env names. A nil *Points (Env
+// unset) does nothing.
+type Points struct {
 	point string
 	at    int
 	seen  map[string]int
 }
 
-func newCrashPoint() *crashPoint {
-	spec := os.Getenv(CrashPointEnv)
+// FromEnv returns the points Env asks for, or nil.
+func FromEnv() *Points {
+	spec := os.Getenv(Env)
 	if spec == "" {
 		return nil
 	}
@@ -48,12 +51,12 @@ func newCrashPoint() *crashPoint {
 	if err != nil || at < 1 {
 		at = 1
 	}
-	return &crashPoint{point: point, at: at, seen: map[string]int{}}
+	return &Points{point: point, at: at, seen: map[string]int{}}
 }
 
-// reach is called by one goroutine at a time: the coordinator's, or Run's
+// Reach is called by one goroutine at a time: the coordinator's, or Run's
 // before the coordinator starts.
-func (c *crashPoint) reach(point string) {
+func (c *Points) Reach(point string) {
 	if c == nil || point != c.point {
 		return
 	}

@@ -1,4 +1,4 @@
-package engine
+package recovery
 
 import (
 	"fmt"
@@ -12,6 +12,31 @@ import (
 	"github.com/wasmstream/wasmstream/internal/atomicfile"
 )
 
+// A graceful stop ends with a final checkpoint and then records its id in
+// the clean-stop marker. A run that restores exactly that checkpoint knows
+// nothing was processed after it, so it replays nothing; any other restore
+// follows a crash (or a rollback) and counts records that were already in
+// the streams as replayed. The marker only feeds metrics: it is never
+// trusted for correctness.
+func cleanStopFile(dataDir string) string { return filepath.Join(dataDir, "clean-stop") }
+
+// TakeCleanStop returns the checkpoint id of the marker and removes it.
+func TakeCleanStop(dataDir string) (uint64, bool) {
+	path := cleanStopFile(dataDir)
+	data, err := os.ReadFile(path)
+	_ = os.Remove(path)
+	if err != nil {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	return id, err == nil
+}
+
+// WriteCleanStop records id as the final checkpoint of a graceful stop.
+func WriteCleanStop(dataDir string, id uint64) error {
+	return os.WriteFile(cleanStopFile(dataDir), []byte(strconv.FormatUint(id, 10)+"\n"), 0o644)
+}
+
 // The outbox of a checkpoint stays in it after its outputs are published
 // (a checkpoint is immutable), so a restore must know whether they were:
 // re-publishing them later than the output stream's duplicate window would
@@ -23,8 +48,8 @@ import (
 // outboxMarkFile holds that checkpoint id.
 func outboxMarkFile(dataDir string) string { return filepath.Join(dataDir, "OUTBOX-PUBLISHED") }
 
-// publishedThrough reads the mark; 0 when none.
-func publishedThrough(dataDir string) (uint64, error) {
+// PublishedThrough reads the mark; 0 when none.
+func PublishedThrough(dataDir string) (uint64, error) {
 	data, err := os.ReadFile(outboxMarkFile(dataDir))
 	if os.IsNotExist(err) {
 		return 0, nil
@@ -40,9 +65,9 @@ func publishedThrough(dataDir string) (uint64, error) {
 	return id, nil
 }
 
-// markPublished durably records that the outputs of every checkpoint up to
+// MarkPublished durably records that the outputs of every checkpoint up to
 // id are published (temp file, fsync, rename, fsync dir).
-func markPublished(dataDir string, id uint64) error {
+func MarkPublished(dataDir string, id uint64) error {
 	data := []byte(strconv.FormatUint(id, 10) + "\n")
 	if err := atomicfile.Write(vfs.Default, outboxMarkFile(dataDir), data, 0o666); err != nil {
 		return fmt.Errorf("recording that the transactional outputs of checkpoint %d are published: %w", id, err)

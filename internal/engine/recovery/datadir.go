@@ -1,4 +1,4 @@
-package engine
+package recovery
 
 import (
 	"errors"
@@ -8,13 +8,22 @@ import (
 	"syscall"
 )
 
+// CheckpointRoot is the directory of a data dir's checkpoints
+// (checkpoint.List, Read, Verify take it as their root).
+func CheckpointRoot(dataDir string) string { return filepath.Join(dataDir, "checkpoints") }
+
+// LiveStateDir is the live state: working storage that between
+// checkpoints may hold a mix of tasks' snapshots of the checkpoint in
+// progress. A run never trusts it: PrepareLiveState rebuilds it.
+func LiveStateDir(dataDir string) string { return filepath.Join(dataDir, "state") }
+
 // ErrDataDirInUse: another process runs a pipeline on the same data dir.
 var ErrDataDirInUse = errors.New("data dir in use")
 
-// lockDataDir takes an exclusive lock on the data dir for the life of the
-// run: recovery rebuilds the live state and deletes leftover checkpoint
+// Lock takes an exclusive lock on the data dir for the life of the run:
+// recovery rebuilds the live state and deletes leftover checkpoint
 // directories, which must never happen under another running pipeline.
-func lockDataDir(dir string) (*os.File, error) {
+func Lock(dir string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("data dir %s: %w", dir, err)
 	}

@@ -1,0 +1,229 @@
+// Package coordinator drives the checkpoint protocol's coordinator
+// (internal/protocol) inside a pipeline process: it owns the timer the
+// core asks for, feeds it the reports of sources and tasks, performs its
+// actions through the narrow Effects interface, and answers on-demand
+// triggers. It knows nothing of tasks, NATS or Pebble; a cluster
+// coordinator will be another driver of the same core.
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/crashpoint"
+	"github.com/wasmstream/wasmstream/internal/protocol"
+)
+
+// MaxFailuresInARow is how many checkpoints in a row may fail (a full
+// disk, say) before the pipeline stops: past that the replay after a crash
+// would keep growing while nobody notices.
+const MaxFailuresInARow = 3
+
+// Effects is what the driver asks of the rest of the engine: each method
+// carries out one action of the protocol core.
+type Effects interface {
+	// InjectBarriers hands the barrier request to every source.
+	InjectBarriers(req protocol.InjectBarriers) error
+	// CancelCheckpoint tells every task that checkpoint id was given up.
+	CancelCheckpoint(id uint64)
+	// PersistCheckpoint makes a collected checkpoint durable and returns
+	// its manifest: outputs acknowledged, state checkpoint and manifest
+	// written.
+	PersistCheckpoint(ctx context.Context, p protocol.Persist) (checkpoint.Manifest, error)
+	// PublishCheckpoint makes the transactional outputs staged up to id
+	// visible.
+	PublishCheckpoint(ctx context.Context, id uint64) error
+	// AckSources acknowledges what the completed checkpoint covers.
+	AckSources(ctx context.Context, m checkpoint.Manifest)
+	// MarkCleanStop records the final checkpoint of a graceful stop.
+	MarkCleanStop(id uint64) error
+}
+
+// ErrStopped marks an error that Effects returned because the pipeline
+// had already failed: the driver passes it on without counting it as a
+// failed checkpoint.
+var ErrStopped = errors.New("pipeline stopped after a failure")
+
+// TriggerResult answers an on-demand checkpoint.
+type TriggerResult struct {
+	ID       uint64        `json:"id,omitempty"`
+	Duration time.Duration `json:"duration_ns,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// Config is what a driver is built from.
+type Config struct {
+	// Protocol configures the core; its Clock also runs the driver's timer.
+	Protocol protocol.CoordinatorConfig
+	// Root is the checkpoint directory, which Retain prunes.
+	Root   string
+	Retain int
+	Logger hclog.Logger
+	Crash  *crashpoint.Points
+	// Reports carries the reports of sources and tasks to the driver.
+	Reports <-chan protocol.Event
+	Effects Effects
+}
+
+// Driver runs the protocol core's coordinator. One goroutine (the
+// pipeline's loop) calls it.
+type Driver struct {
+	proto *protocol.Coordinator
+	cfg   Config
+	// manifest is the last persisted checkpoint's.
+	manifest       checkpoint.Manifest
+	recoveryLogged bool
+	finished       bool
+	waiters        []chan<- TriggerResult
+	demand         chan chan<- TriggerResult
+}
+
+// New returns a driver with no checkpoint in progress.
+func New(cfg Config) (*Driver, error) {
+	proto, err := protocol.NewCoordinator(cfg.Protocol)
+	if err != nil {
+		return nil, err
+	}
+	return &Driver{proto: proto, cfg: cfg, demand: make(chan chan<- TriggerResult, 16)}, nil
+}
+
+// Timer fires when the core must be ticked (a trigger is due or a
+// checkpoint times out); nil when nothing is pending.
+func (d *Driver) Timer() <-chan time.Time {
+	at, ok := d.proto.NextDeadline()
+	if !ok {
+		return nil
+	}
+	return time.After(at.Sub(d.cfg.Protocol.Clock.Now()))
+}
+
+// Reports is the channel the loop receives reports on.
+func (d *Driver) Reports() <-chan protocol.Event { return d.cfg.Reports }
+
+// Demands is the channel on-demand triggers arrive on (see Ask).
+func (d *Driver) Demands() <-chan chan<- TriggerResult { return d.demand }
+
+// Finished says the final checkpoint completed: the run may end.
+func (d *Driver) Finished() bool { return d.finished }
+
+// Wait registers answer for the result of the next checkpoint to end.
+func (d *Driver) Wait(answer chan<- TriggerResult) { d.waiters = append(d.waiters, answer) }
+
+// Ask queues an on-demand trigger from any goroutine; the loop takes it
+// from Demands, calls Wait and steps protocol.Trigger.
+func (d *Driver) Ask(ctx context.Context, answer chan<- TriggerResult, stopped <-chan struct{}) error {
+	select {
+	case d.demand <- answer:
+		return nil
+	case <-stopped:
+		return errors.New("the pipeline has stopped")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Step feeds the core one event and performs what follows, until the core
+// waits for the next event. A non-nil error stops the pipeline.
+func (d *Driver) Step(ctx context.Context, ev protocol.Event) error {
+	pending := []protocol.Event{ev}
+	for len(pending) > 0 {
+		ev, pending = pending[0], pending[1:]
+		for _, a := range d.proto.Step(ev) {
+			next, err := d.perform(ctx, a)
+			if err != nil {
+				return err
+			}
+			if next != nil {
+				pending = append(pending, next)
+			}
+		}
+	}
+	return nil
+}
+
+// perform carries out one action; persist and publish answer with the
+// event that reports their outcome.
+func (d *Driver) perform(ctx context.Context, a protocol.Action) (protocol.Event, error) {
+	fx := d.cfg.Effects
+	switch a := a.(type) {
+	case protocol.InjectBarriers:
+		return nil, fx.InjectBarriers(a)
+	case protocol.Cancel:
+		fx.CancelCheckpoint(a.ID)
+	case protocol.Persist:
+		return d.persist(ctx, a)
+	case protocol.Publish:
+		d.cfg.Crash.Reach("manifest-before-announce")
+		// Complete on disk: the transactional outputs become visible
+		// before the checkpoint is announced and triggers are answered.
+		return protocol.Published{ID: a.ID, Err: fx.PublishCheckpoint(ctx, a.ID)}, nil
+	case protocol.AckSources:
+		fx.AckSources(ctx, d.manifest)
+	case protocol.Announce:
+		d.announce(d.manifest)
+	case protocol.MarkCleanStop:
+		if err := fx.MarkCleanStop(a.ID); err != nil {
+			d.cfg.Logger.Warn("could not record the clean stop (metrics only)", "error", err)
+		}
+	case protocol.Retain:
+		d.retain()
+	case protocol.CheckpointFailed:
+		d.answer(TriggerResult{Error: fmt.Sprintf("checkpoint %d failed: %v", a.ID, a.Err)})
+		d.cfg.Logger.Error("checkpoint failed; the next one retries", "checkpoint", a.ID, "error", a.Err, "failed_in_a_row", a.InARow)
+	case protocol.Fail:
+		d.answer(TriggerResult{Error: a.Err.Error()})
+		return nil, a.Err
+	case protocol.Stopped:
+		d.finished = true
+	}
+	return nil, nil
+}
+
+func (d *Driver) persist(ctx context.Context, a protocol.Persist) (protocol.Event, error) {
+	m, err := d.cfg.Effects.PersistCheckpoint(ctx, a)
+	if errors.Is(err, ErrStopped) {
+		return nil, err // the failure that stopped the pipeline is reported as is
+	}
+	if err == nil {
+		d.manifest = m
+	}
+	return protocol.Persisted{ID: a.ID, Err: err}, nil
+}
+
+func (d *Driver) retain() {
+	if removed, err := checkpoint.Retain(d.cfg.Root, d.cfg.Retain); err != nil {
+		d.cfg.Logger.Warn("removing old checkpoints failed", "error", err)
+	} else if len(removed) > 0 {
+		d.cfg.Logger.Debug("old checkpoints removed", "ids", removed)
+	}
+	d.cfg.Crash.Reach("after-retain")
+}
+
+func (d *Driver) announce(m checkpoint.Manifest) {
+	positions := map[string]uint64{}
+	for _, s := range m.Sources {
+		positions[s.Name] = s.LastSequence
+	}
+	dur := time.Duration(m.Metrics.DurationNanos)
+	d.cfg.Logger.Info("checkpoint completed", "checkpoint", m.ID, "duration", dur,
+		"alignment", time.Duration(m.Metrics.AlignmentNanos), "max_pause", time.Duration(m.Metrics.MaxPauseNanos),
+		"mode", m.Metrics.Mode, "bytes", m.Metrics.BytesTotal, "bytes_new", m.Metrics.BytesNew, "positions", positions)
+	if r := m.Metrics.Recovery; r != nil && !d.recoveryLogged {
+		d.recoveryLogged = true
+		d.cfg.Logger.Info("first checkpoint after a restore", "restored_from", r.FromCheckpoint,
+			"recovery_time", time.Duration(r.DurationNanos), "records_replayed_so_far", r.RecordsReplayed)
+	}
+	d.answer(TriggerResult{ID: m.ID, Duration: dur})
+}
+
+func (d *Driver) answer(r TriggerResult) {
+	for _, w := range d.waiters {
+		w <- r
+	}
+	d.waiters = nil
+}

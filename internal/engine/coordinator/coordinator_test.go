@@ -1,0 +1,146 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/protocol"
+)
+
+// fakeEffects records what the driver asked for; persistErr fails persists.
+type fakeEffects struct {
+	calls      []string
+	persistErr error
+}
+
+func (f *fakeEffects) InjectBarriers(req protocol.InjectBarriers) error {
+	f.calls = append(f.calls, req.String())
+	return nil
+}
+func (f *fakeEffects) CancelCheckpoint(id uint64) {
+	f.calls = append(f.calls, fmt.Sprint("cancel ", id))
+}
+func (f *fakeEffects) PersistCheckpoint(_ context.Context, p protocol.Persist) (checkpoint.Manifest, error) {
+	f.calls = append(f.calls, fmt.Sprint("persist ", p.ID))
+	return checkpoint.Manifest{ID: p.ID}, f.persistErr
+}
+func (f *fakeEffects) PublishCheckpoint(_ context.Context, id uint64) error {
+	f.calls = append(f.calls, fmt.Sprint("publish ", id))
+	return nil
+}
+func (f *fakeEffects) AckSources(_ context.Context, m checkpoint.Manifest) {
+	f.calls = append(f.calls, fmt.Sprint("ack-sources ", m.ID))
+}
+func (f *fakeEffects) MarkCleanStop(id uint64) error {
+	f.calls = append(f.calls, fmt.Sprint("clean-stop ", id))
+	return nil
+}
+
+func newDriver(t *testing.T, fx *fakeEffects, clock *protocol.ManualClock) *Driver {
+	t.Helper()
+	d, err := New(Config{Protocol: protocol.CoordinatorConfig{Sources: 1, Tasks: 1, Interval: -1, Timeout: time.Minute,
+		MaxFailures: MaxFailuresInARow, FirstID: 1, Where: "data/checkpoints", Clock: clock},
+		Root: t.TempDir(), Retain: 3, Logger: hclog.NewNullLogger(), Effects: fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// collect runs checkpoint id's reports through the driver.
+func collect(t *testing.T, d *Driver, id uint64) error {
+	t.Helper()
+	if err := d.Step(context.Background(), protocol.SourceReported{ID: id, Position: 10}); err != nil {
+		t.Fatal(err)
+	}
+	return d.Step(context.Background(), protocol.TaskAcked{ID: id, Report: protocol.TaskReport{Positions: []uint64{10}}})
+}
+
+// An on-demand trigger is answered after persist and publish, in that
+// order; the final checkpoint marks the clean stop and finishes the run.
+func TestDriverCompletesAndAnswers(t *testing.T) {
+	fx := &fakeEffects{}
+	d := newDriver(t, fx, &protocol.ManualClock{})
+	answer := make(chan TriggerResult, 1)
+	d.Wait(answer)
+	if err := d.Step(context.Background(), protocol.Trigger{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := collect(t, d, 1); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-answer; r.ID != 1 || r.Error != "" {
+		t.Fatalf("answer %+v", r)
+	}
+	if err := d.Step(context.Background(), protocol.Stop{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := collect(t, d, 2); err != nil || !d.Finished() {
+		t.Fatalf("final checkpoint: %v, finished %v", err, d.Finished())
+	}
+	want := []string{"inject-barriers 1", "persist 1", "publish 1", "ack-sources 1",
+		"inject-barriers 2 final", "persist 2", "publish 2", "ack-sources 2", "clean-stop 2"}
+	if !slices.Equal(fx.calls, want) {
+		t.Fatalf("effects %q, want %q", fx.calls, want)
+	}
+}
+
+// A failed persist answers the trigger with the error; the third in a row
+// stops the pipeline with an error naming the fix.
+func TestDriverFailuresInARow(t *testing.T) {
+	fx := &fakeEffects{persistErr: errors.New("no space left on device")}
+	d := newDriver(t, fx, &protocol.ManualClock{})
+	for id := uint64(1); id <= 3; id++ {
+		answer := make(chan TriggerResult, 1)
+		d.Wait(answer)
+		if err := d.Step(context.Background(), protocol.Trigger{}); err != nil {
+			t.Fatal(err)
+		}
+		err := collect(t, d, id)
+		r := <-answer
+		if !strings.Contains(r.Error, "no space left on device") {
+			t.Fatalf("checkpoint %d answered %+v", id, r)
+		}
+		if (err != nil) != (id == 3) {
+			t.Fatalf("checkpoint %d: step error %v", id, err)
+		}
+		if id == 3 && !strings.Contains(err.Error(), "3 checkpoints in a row failed") {
+			t.Fatalf("the stop says %v", err)
+		}
+	}
+}
+
+// An effect that reports the pipeline already failed is passed on as is,
+// not counted as a failed checkpoint.
+func TestDriverPassesStoppedOn(t *testing.T) {
+	fx := &fakeEffects{persistErr: fmt.Errorf("flush: %w", ErrStopped)}
+	d := newDriver(t, fx, &protocol.ManualClock{})
+	if err := d.Step(context.Background(), protocol.Trigger{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := collect(t, d, 1); !errors.Is(err, ErrStopped) {
+		t.Fatalf("got %v, want ErrStopped", err)
+	}
+}
+
+// The timer follows the core's deadline on the driver's clock.
+func TestDriverTimer(t *testing.T) {
+	d := newDriver(t, &fakeEffects{}, &protocol.ManualClock{T: time.Now()})
+	if d.Timer() != nil {
+		t.Fatal("an on-demand coordinator with nothing in progress has no timer")
+	}
+	if err := d.Step(context.Background(), protocol.Trigger{}); err != nil {
+		t.Fatal(err)
+	}
+	if d.Timer() == nil {
+		t.Fatal("a checkpoint in progress must time out")
+	}
+}
