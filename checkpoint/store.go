@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/wasmstream/wasmstream/internal/atomicfile"
 )
 
 // Checkpoint directory layout under a root:
@@ -122,4 +124,16 @@ func readFile(fs vfs.FS, name string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// InProgress reports whether path lies in the temporary directory of a
+// checkpoint being written: nothing there is part of a checkpoint yet.
+func InProgress(path string) bool {
+	return strings.Contains(path, string(filepath.Separator)+tempPrefix)
+}
+
+// IsManifestTemp reports whether path is the temporary file of a manifest
+// being written.
+func IsManifestTemp(path string) bool {
+	return InProgress(path) && atomicfile.IsTempOf(path, manifestFile)
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -14,39 +13,9 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
+	"github.com/wasmstream/wasmstream/internal/faultfs"
 	"github.com/wasmstream/wasmstream/internal/state"
 )
-
-// faults is an errorfs injector failing, while armed, the operations match
-// accepts with err (wrapped as the OS wraps errno values).
-type faults struct {
-	armed atomic.Bool
-	hits  atomic.Int64
-	match func(errorfs.Op) bool
-	err   error
-}
-
-func (f *faults) String() string { return "checkpoint write faults" }
-
-func (f *faults) MaybeError(op errorfs.Op) error {
-	if !f.armed.Load() || !f.match(op) {
-		return nil
-	}
-	f.hits.Add(1)
-	return &os.PathError{Op: "injected", Path: op.Path, Err: f.err}
-}
-
-// inTempDir: path lies in a checkpoint being written (the Pebble checkpoint
-// or the manifest).
-func inTempDir(path string) bool {
-	return strings.Contains(path, string(filepath.Separator)+tempPrefix)
-}
-
-// isManifestTemp: path is the manifest's temporary file.
-func isManifestTemp(path string) bool {
-	base := filepath.Base(path)
-	return inTempDir(path) && strings.HasPrefix(base, "."+manifestFile+".") && strings.HasSuffix(base, ".tmp")
-}
 
 // openStoreOn opens the live state store on fs, the way the engine would.
 func openStoreOn(t *testing.T, fs vfs.FS, dir string) *pebble.DB {
@@ -79,26 +48,26 @@ func TestWriteFaults(t *testing.T) {
 	}{
 		{
 			name:  "manifest write, disk full",
-			match: func(op errorfs.Op) bool { return op.Kind == errorfs.OpFileWrite && isManifestTemp(op.Path) },
+			match: func(op errorfs.Op) bool { return op.Kind == errorfs.OpFileWrite && IsManifestTemp(op.Path) },
 			err:   syscall.ENOSPC,
 			step:  manifestFile + ": write: ",
 		},
 		{
 			name:  "manifest fsync",
-			match: func(op errorfs.Op) bool { return op.Kind == errorfs.OpFileSync && isManifestTemp(op.Path) },
+			match: func(op errorfs.Op) bool { return op.Kind == errorfs.OpFileSync && IsManifestTemp(op.Path) },
 			err:   syscall.EIO,
 			step:  manifestFile + ": fsync: ",
 		},
 		{
 			name:  "manifest rename",
-			match: func(op errorfs.Op) bool { return op.Kind == errorfs.OpRename && isManifestTemp(op.Path) },
+			match: func(op errorfs.Op) bool { return op.Kind == errorfs.OpRename && IsManifestTemp(op.Path) },
 			err:   syscall.EIO,
 			step:  manifestFile + ": rename: ",
 		},
 		{
 			name: "pebble checkpoint, disk full",
 			match: func(op errorfs.Op) bool {
-				return op.Kind == errorfs.OpCreate && inTempDir(op.Path) && !isManifestTemp(op.Path)
+				return op.Kind == errorfs.OpCreate && InProgress(op.Path) && !IsManifestTemp(op.Path)
 			},
 			err:  syscall.ENOSPC,
 			step: "pebble checkpoint: ",
@@ -106,7 +75,7 @@ func TestWriteFaults(t *testing.T) {
 		{
 			name: "pebble checkpoint fsync",
 			match: func(op errorfs.Op) bool {
-				return op.Kind == errorfs.OpFileSync && inTempDir(op.Path) && !isManifestTemp(op.Path)
+				return op.Kind == errorfs.OpFileSync && InProgress(op.Path) && !IsManifestTemp(op.Path)
 			},
 			err:  syscall.EIO,
 			step: "pebble checkpoint: ",
@@ -114,8 +83,8 @@ func TestWriteFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inj := &faults{match: tt.match, err: tt.err}
-			fs := errorfs.Wrap(vfs.Default, inj)
+			inj := &faultfs.Injector{Match: tt.match, Err: tt.err}
+			fs := inj.Wrap(vfs.Default)
 			db := openStoreOn(t, fs, filepath.Join(t.TempDir(), "db"))
 			root := filepath.Join(t.TempDir(), "checkpoints")
 			w := Writer{FS: fs}
@@ -125,10 +94,10 @@ func TestWriteFaults(t *testing.T) {
 			}
 			putKeys(t, db, 100, 200)
 
-			inj.armed.Store(true)
+			inj.Arm(true)
 			_, err := w.Write(root, db, callerManifest(2))
-			inj.armed.Store(false)
-			if inj.hits.Load() == 0 {
+			inj.Arm(false)
+			if inj.Hits() == 0 {
 				t.Fatal("the fault was never injected")
 			}
 			name := "checkpoint 2 (" + Dir(root, 2) + "): "

@@ -16,7 +16,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -131,4 +133,11 @@ func restrictMode(fs vfs.FS, name string, f vfs.File, perm os.FileMode) error {
 		return os.Chmod(name, mode&perm)
 	}
 	return nil
+}
+
+// IsTempOf reports whether path is a temporary file that Write or
+// WriteFunc makes for a file named name in the same directory.
+func IsTempOf(path, name string) bool {
+	base := filepath.Base(path)
+	return strings.HasPrefix(base, "."+name+".") && strings.HasSuffix(base, ".tmp")
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -16,36 +15,8 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/faultfs"
 )
-
-// diskFaults fails, while armed, the file operations match accepts with
-// err, as the OS reports an errno.
-type diskFaults struct {
-	armed atomic.Bool
-	hits  atomic.Int64
-	match func(errorfs.Op) bool
-	err   error
-}
-
-func (f *diskFaults) String() string { return "engine disk faults" }
-
-func (f *diskFaults) MaybeError(op errorfs.Op) error {
-	if !f.armed.Load() || !f.match(op) {
-		return nil
-	}
-	f.hits.Add(1)
-	return &os.PathError{Op: "injected", Path: op.Path, Err: f.err}
-}
-
-// inCheckpointBeingWritten: path lies in a checkpoint's temporary directory.
-func inCheckpointBeingWritten(path string) bool {
-	return strings.Contains(path, string(filepath.Separator)+".tmp-chk-")
-}
-
-func isManifestTempFile(path string) bool {
-	base := filepath.Base(path)
-	return inCheckpointBeingWritten(path) && strings.HasPrefix(base, ".MANIFEST.json.") && strings.HasSuffix(base, ".tmp")
-}
 
 var checkpointDiskFaults = []struct {
 	name  string
@@ -53,15 +24,15 @@ var checkpointDiskFaults = []struct {
 	err   error
 	says  string // in the trigger's error
 }{
-	{"manifest write, disk full", func(op errorfs.Op) bool { return op.Kind == errorfs.OpFileWrite && isManifestTempFile(op.Path) },
+	{"manifest write, disk full", func(op errorfs.Op) bool { return op.Kind == errorfs.OpFileWrite && checkpoint.IsManifestTemp(op.Path) },
 		syscall.ENOSPC, "MANIFEST.json: write: "},
-	{"manifest fsync", func(op errorfs.Op) bool { return op.Kind == errorfs.OpFileSync && isManifestTempFile(op.Path) },
+	{"manifest fsync", func(op errorfs.Op) bool { return op.Kind == errorfs.OpFileSync && checkpoint.IsManifestTemp(op.Path) },
 		syscall.EIO, "MANIFEST.json: fsync: "},
 	{"pebble checkpoint, disk full", func(op errorfs.Op) bool {
-		return op.Kind == errorfs.OpCreate && inCheckpointBeingWritten(op.Path) && !isManifestTempFile(op.Path)
+		return op.Kind == errorfs.OpCreate && checkpoint.InProgress(op.Path) && !checkpoint.IsManifestTemp(op.Path)
 	}, syscall.ENOSPC, "pebble checkpoint: "},
 	{"pebble checkpoint fsync", func(op errorfs.Op) bool {
-		return op.Kind == errorfs.OpFileSync && inCheckpointBeingWritten(op.Path) && !isManifestTempFile(op.Path)
+		return op.Kind == errorfs.OpFileSync && checkpoint.InProgress(op.Path) && !checkpoint.IsManifestTemp(op.Path)
 	}, syscall.EIO, "pebble checkpoint: "},
 }
 
@@ -76,7 +47,7 @@ func TestCheckpointDiskFaults(t *testing.T) {
 			s := newSumSetup(t, 2)
 			cfg := s.load(t)
 			batch1, batch2 := sumRecords(40, 8, 1), sumRecords(30, 8, 2)
-			faults := &diskFaults{match: tt.match, err: tt.err}
+			faults := &faultfs.Injector{Match: tt.match, Err: tt.err}
 			r := startFaultyRun(t, cfg, faults)
 
 			r.feed(t, batch1)
@@ -84,10 +55,10 @@ func TestCheckpointDiskFaults(t *testing.T) {
 				t.Fatalf("first checkpoint: %+v", res)
 			}
 			r.feed(t, batch2)
-			faults.armed.Store(true)
+			faults.Arm(true)
 			res := r.trigger(t)
-			faults.armed.Store(false)
-			if faults.hits.Load() == 0 {
+			faults.Arm(false)
+			if faults.Hits() == 0 {
 				t.Fatal("the fault was never injected")
 			}
 			for _, want := range []string{"checkpoint 2 failed", "checkpoint 2 (" + checkpoint.Dir(CheckpointRoot(cfg), 2) + ")", tt.says, tt.err.Error()} {
@@ -117,14 +88,14 @@ func TestCheckpointFailuresInARowStop(t *testing.T) {
 	s := newSumSetup(t, 2)
 	cfg := s.load(t)
 	batch1, batch2 := sumRecords(40, 8, 3), sumRecords(30, 8, 4)
-	faults := &diskFaults{match: checkpointDiskFaults[0].match, err: syscall.ENOSPC}
+	faults := &faultfs.Injector{Match: checkpointDiskFaults[0].match, Err: syscall.ENOSPC}
 	r := startFaultyRun(t, cfg, faults)
 	r.feed(t, batch1)
 	if res := r.trigger(t); res.Error != "" {
 		t.Fatalf("first checkpoint: %+v", res)
 	}
 	r.feed(t, batch2)
-	faults.armed.Store(true)
+	faults.Arm(true)
 	for id := uint64(2); id <= 3; id++ {
 		if res := r.trigger(t); !strings.Contains(res.Error, "no space left on device") {
 			t.Fatalf("checkpoint %d: %+v, want a failure", id, res)
@@ -153,9 +124,9 @@ type faultyRun struct {
 	done   chan error
 }
 
-func startFaultyRun(t *testing.T, cfg *config.Pipeline, faults *diskFaults) *faultyRun {
+func startFaultyRun(t *testing.T, cfg *config.Pipeline, faults *faultfs.Injector) *faultyRun {
 	t.Helper()
-	opts := quietOptions(t, Options{FS: errorfs.Wrap(vfs.Default, faults)})
+	opts := quietOptions(t, Options{FS: faults.Wrap(vfs.Default)})
 	opts.StopWhenIdle = 0
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := Open(ctx, cfg, opts)
