@@ -50,6 +50,11 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		}()
 	}
 	runErr := p.loop(ctx)
+	if runErr != nil {
+		// The coordinator stopped the pipeline (checkpoints failing in a
+		// row, say): nothing may wait on a report or a queue any more.
+		p.fail(runErr)
+	}
 	stopSources()
 	sources.Wait()
 	p.closeTasks()

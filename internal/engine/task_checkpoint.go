@@ -90,7 +90,7 @@ func (t *task) apply(ctx context.Context, actions []protocol.TaskAction) error {
 		case protocol.Snapshot:
 			t.ck.last = t.snapshot(a)
 		case protocol.Ack:
-			t.op.p.reports <- protocol.TaskAcked{ID: a.ID, Task: t.global, Report: t.ck.last}
+			t.op.p.report(protocol.TaskAcked{ID: a.ID, Task: t.global, Report: t.ck.last})
 		case protocol.Release:
 			for _, in := range a.Inputs {
 				if err := t.processItem(ctx, t.ck.popHeld(in)); err != nil {
