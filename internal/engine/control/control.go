@@ -88,14 +88,42 @@ func (s *Server) Close() {
 	}
 }
 
+// Heartbeat is how often a pipeline tells a waiting trigger that its
+// checkpoint is still in progress.
+const Heartbeat = time.Second
+
+// goneAfter is how long a client hears nothing before it knows the
+// pipeline is gone: the margin covers a loaded machine and a NATS
+// reconnect. A variable for tests.
+var goneAfter = 10 * Heartbeat
+
+// progressHeader marks a heartbeat, as opposed to the final answer.
+const progressHeader = "Wasmstream-Progress"
+
 func answerTrigger(m *nats.Msg, h Handler, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	r, err := h.Trigger(ctx)
-	if err != nil {
-		r = TriggerResult{Error: err.Error()}
+	done := make(chan TriggerResult, 1)
+	go func() {
+		r, err := h.Trigger(ctx)
+		if err != nil {
+			r = TriggerResult{Error: err.Error()}
+		}
+		done <- r
+	}()
+	beat := time.NewTicker(Heartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case r := <-done:
+			respond(m, r)
+			return
+		case <-beat.C:
+			progress := nats.NewMsg(m.Reply)
+			progress.Header.Set(progressHeader, "checkpoint in progress")
+			_ = m.RespondMsg(progress)
+		}
 	}
-	respond(m, r)
 }
 
 func answerUpgrade(m *nats.Msg, h Handler) {
@@ -113,16 +141,45 @@ func respond(m *nats.Msg, v any) {
 }
 
 // Trigger asks the running pipeline for a checkpoint and waits (up to
-// timeout) for its result; a checkpoint that failed is an error too.
+// timeout) for its result; a checkpoint that failed is an error too. While
+// the checkpoint runs the pipeline sends heartbeats: when they stop (the
+// pipeline died mid-checkpoint) Trigger says so at once instead of waiting
+// out the timeout.
 func Trigger(nc *nats.Conn, pipeline string, timeout time.Duration) (TriggerResult, error) {
-	var r TriggerResult
-	if err := request(nc, pipeline, CheckpointSubject(pipeline), "checkpoint", nil, timeout, &r); err != nil {
-		return TriggerResult{}, err
+	subject := CheckpointSubject(pipeline)
+	inbox := nc.NewRespInbox()
+	sub, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		return TriggerResult{}, fmt.Errorf("pipeline %q: checkpoint request: %w", pipeline, err)
 	}
-	if r.Error != "" {
-		return r, fmt.Errorf("pipeline %q: %s", pipeline, r.Error)
+	defer func() { _ = sub.Unsubscribe() }()
+	if err := nc.PublishRequest(subject, inbox, nil); err != nil {
+		return TriggerResult{}, fmt.Errorf("pipeline %q: checkpoint request: %w", pipeline, err)
 	}
-	return r, nil
+	deadline := time.Now().Add(timeout)
+	for {
+		wait := min(time.Until(deadline), goneAfter)
+		msg, err := sub.NextMsg(wait)
+		switch {
+		case errors.Is(err, nats.ErrNoResponders) || err == nil && msg.Header.Get("Status") == "503":
+			return TriggerResult{}, fmt.Errorf("%w: pipeline %q: no process answers on %s; start it with wasmstream run", ErrNotRunning, pipeline, subject)
+		case errors.Is(err, nats.ErrTimeout) && time.Now().Before(deadline):
+			return TriggerResult{}, fmt.Errorf("%w: pipeline %q stopped answering on %s during the checkpoint (no heartbeat for %s): it may have crashed; check its log and run it again",
+				ErrNotRunning, pipeline, subject, wait.Round(time.Millisecond))
+		case err != nil:
+			return TriggerResult{}, fmt.Errorf("pipeline %q: checkpoint request: no result after %s: %w", pipeline, timeout, err)
+		case msg.Header.Get(progressHeader) != "":
+			continue
+		}
+		var r TriggerResult
+		if err := json.Unmarshal(msg.Data, &r); err != nil {
+			return TriggerResult{}, fmt.Errorf("pipeline %q: unreadable answer %q: %w", pipeline, msg.Data, err)
+		}
+		if r.Error != "" {
+			return r, fmt.Errorf("pipeline %q: %s", pipeline, r.Error)
+		}
+		return r, nil
+	}
 }
 
 // Upgrade asks the running pipeline to replace an operator's module and

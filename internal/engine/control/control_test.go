@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/internal/testutil"
 	"github.com/wasmstream/wasmstream/natsio"
@@ -65,5 +66,46 @@ func TestControlRoundTrip(t *testing.T) {
 	srv.Close()
 	if _, err := Trigger(conn.NC, "p1", 5*time.Second); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("after Close: %v, want ErrNotRunning", err)
+	}
+}
+
+// stuckPipeline never finishes its checkpoint, like a pipeline that dies
+// in the middle of one.
+type stuckPipeline struct{ *fakePipeline }
+
+func (stuckPipeline) Trigger(ctx context.Context) (TriggerResult, error) {
+	<-ctx.Done()
+	return TriggerResult{}, ctx.Err()
+}
+
+// A long checkpoint keeps the client waiting (heartbeats), and a pipeline
+// that dies in the middle of one is reported as gone at once rather than
+// after the whole timeout.
+func TestTriggerNoticesAPipelineThatDied(t *testing.T) {
+	defer func(d time.Duration) { goneAfter = d }(goneAfter)
+	goneAfter = 3 * Heartbeat
+	client := connect(t)
+	pipelineConn, err := nats.Connect(client.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Serve(pipelineConn, "p2", time.Hour, stuckPipeline{&fakePipeline{}}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Trigger(client.NC, "p2", time.Minute)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the trigger ended while the checkpoint was in progress: %v", err)
+	case <-time.After(2 * goneAfter):
+		// still waiting past goneAfter: the heartbeats keep it
+	}
+	pipelineConn.Close() // the pipeline dies mid-checkpoint
+	err = <-done
+	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "stopped answering") {
+		t.Fatalf("got %v, want ErrNotRunning saying the pipeline stopped answering", err)
 	}
 }
