@@ -37,6 +37,10 @@ const (
 	// ExportWASIInitialize is the reactor initialiser of WASI modules (Go,
 	// C with -mexec-model=reactor). The host calls it first when present.
 	ExportWASIInitialize = "_initialize"
+	// ExportWASICommandStart is the entry point of WASI command modules (Go
+	// without -buildmode=c-shared). The host never calls it, and refuses a
+	// module that exports it without _initialize (ABI.md §3.1).
+	ExportWASICommandStart = "_start"
 )
 
 // RequiredExports lists the exports a module must have to load.

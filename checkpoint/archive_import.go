@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // ImportArchive reads a savepoint archive into a new savepoint under root,
@@ -119,10 +121,10 @@ func fileSink(dir string, keep func(string) bool) archiveSink {
 			return nopWriteCloser{io.Discard}, nil
 		}
 		p := filepath.Join(dir, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), privatefs.DirMode); err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, privatefs.FileMode)
 		if err != nil {
 			return nil, err
 		}

@@ -6,13 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // RestoreState copies the Pebble state of checkpoint id under root to dst,
 // which must not exist, and makes the copy durable. Table files (.sst) are
 // immutable and hard-linked when possible; everything else (MANIFEST, WAL,
-// OPTIONS) is copied because Pebble appends to it. Verify the checkpoint
-// first: RestoreState does not check hashes.
+// OPTIONS) is copied because Pebble appends to it. Directories are made
+// 0700 and copies 0600; a link is the checkpoint's file, with its mode.
+// Verify the checkpoint first: RestoreState does not check hashes.
 func RestoreState(root string, id uint64, dst string) error {
 	src := StateDir(root, id)
 	if err := copyTree(src, dst); err != nil {
@@ -32,7 +35,7 @@ func copyTree(src, dst string) error {
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return os.MkdirAll(target, privatefs.DirMode)
 		}
 		if strings.HasSuffix(path, ".sst") && os.Link(path, target) == nil {
 			return nil
@@ -47,7 +50,7 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, privatefs.FileMode)
 	if err != nil {
 		return err
 	}

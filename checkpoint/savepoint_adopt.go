@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // Adoption is a savepoint made a completed checkpoint of a checkpoint root.
@@ -53,7 +55,7 @@ func AdoptSavepoint(root, name, checkpointRoot string) (Adoption, error) {
 // prefix of an interrupted Write, so RemoveLeftovers cleans it up after a
 // crash and List never sees it.
 func adoptionTemp(checkpointRoot string) (string, error) {
-	if err := os.MkdirAll(checkpointRoot, 0o755); err != nil {
+	if err := os.MkdirAll(checkpointRoot, privatefs.DirMode); err != nil {
 		return "", fmt.Errorf("checkpoints %s: %w", checkpointRoot, err)
 	}
 	return os.MkdirTemp(checkpointRoot, tempPrefix+"import-")

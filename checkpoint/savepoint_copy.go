@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // copyListed copies the listed files of a checkpoint from src to dst. Table
@@ -17,7 +19,7 @@ func copyListed(src, dst string, files []FileEntry) error {
 	for _, f := range files {
 		from := filepath.Join(src, filepath.FromSlash(f.Path))
 		to := filepath.Join(dst, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(to), privatefs.DirMode); err != nil {
 			return err
 		}
 		if strings.HasSuffix(f.Path, ".sst") && os.Link(from, to) == nil {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // SavepointSpec is what CreateSavepoint saves besides the checkpoint.
@@ -138,7 +140,7 @@ var errModuleHash = errors.New("module file has another sha256")
 
 // copyModule copies src to dst and checks that the bytes hash to sha.
 func copyModule(src, dst, sha string) (int64, error) {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), privatefs.DirMode); err != nil {
 		return 0, err
 	}
 	in, err := os.Open(src)
@@ -146,7 +148,7 @@ func copyModule(src, dst, sha string) (int64, error) {
 		return 0, fmt.Errorf("module: %w", err)
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, privatefs.FileMode)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // savepointLock serialises the commands that write or remove savepoints
@@ -18,10 +20,10 @@ type savepointLock struct{ f *os.File }
 // of interrupted writes and removals are deleted under the lock, where no
 // other writer can own them.
 func lockSavepoints(root string) (*savepointLock, error) {
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := os.MkdirAll(root, privatefs.DirMode); err != nil {
 		return nil, fmt.Errorf("savepoints %s: %w", root, err)
 	}
-	f, err := os.OpenFile(filepath.Join(root, savepointLockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(root, savepointLockFile), os.O_RDWR|os.O_CREATE, privatefs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("savepoints %s: %w", root, err)
 	}

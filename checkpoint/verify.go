@@ -15,11 +15,24 @@ var (
 	ErrMissingFile = errors.New("checkpoint: checkpoint file missing")
 )
 
+// FileError is one bad file that Verify found: Path is the file's path
+// as the manifest names it (slash-separated, relative to the checkpoint's
+// directory) and Err says what is wrong, wrapping ErrMissingFile or
+// ErrCorrupt when the file is gone or differs. Verify's error holds one
+// per bad file (errors.As finds the first).
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
 // Verify checks checkpoint id against its manifest: every listed file is
 // present with the recorded size and SHA-256, and no other file exists. It
 // reads every byte, so it costs a full read of the checkpoint. The error
-// names the checkpoint and each bad file, and wraps ErrCorruptManifest,
-// ErrMissingFile or ErrCorrupt.
+// names the checkpoint and each bad file (a *FileError each), and wraps
+// ErrCorruptManifest, ErrMissingFile or ErrCorrupt.
 func Verify(root string, id uint64) error {
 	m, err := Read(root, id)
 	if err != nil {
@@ -42,6 +55,13 @@ func Verify(root string, id uint64) error {
 // verifyFile compares one file with its manifest entry; size first, so a
 // truncated file is reported without hashing it.
 func verifyFile(dir string, f FileEntry) error {
+	if err := checkFile(dir, f); err != nil {
+		return &FileError{Path: f.Path, Err: err}
+	}
+	return nil
+}
+
+func checkFile(dir string, f FileEntry) error {
 	p := filepath.Join(dir, filepath.FromSlash(f.Path))
 	info, err := os.Lstat(p)
 	switch {
@@ -78,7 +98,7 @@ func extraFiles(dir string, listed []FileEntry) []error {
 	var errs []error
 	for _, name := range found {
 		if !want[name] {
-			errs = append(errs, fmt.Errorf("%w: %s: not listed in the manifest", ErrCorrupt, name))
+			errs = append(errs, &FileError{Path: name, Err: fmt.Errorf("%w: %s: not listed in the manifest", ErrCorrupt, name)})
 		}
 	}
 	return errs

@@ -143,3 +143,50 @@ func largest(files []FileEntry) FileEntry {
 	}
 	return best
 }
+
+// Verify's error holds a *FileError per bad file, with the manifest's path
+// and the kind of damage, so a caller can say in short what is wrong.
+func TestVerifyFileErrors(t *testing.T) {
+	root, m := writtenCheckpoint(t)
+	var flipped, gone string
+	for _, f := range m.Files {
+		switch {
+		case f.Size > 0 && flipped == "":
+			flipped = f.Path
+			flipBit(t, filepath.Join(Dir(root, 1), f.Path), f.Size/2)
+		case gone == "":
+			gone = f.Path
+			if err := os.Remove(filepath.Join(Dir(root, 1), f.Path)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(StateDir(root, 1), "stray"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]error{flipped: ErrCorrupt, gone: ErrMissingFile, "state/stray": ErrCorrupt}
+	got := map[string]error{}
+	var walk func(err error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case *FileError:
+			got[e.Path] = e
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	err := Verify(root, 1)
+	walk(err)
+	if len(got) != len(want) {
+		t.Fatalf("file errors %v, want %d of them; error: %v", got, len(want), err)
+	}
+	for path, kind := range want {
+		if !errors.Is(got[path], kind) {
+			t.Errorf("%s: %v, want %v", path, got[path], kind)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/wasmstream/wasmstream/internal/atomicfile"
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // ErrCheckpointExists: Write was asked for an id that is already on disk.
@@ -69,7 +70,7 @@ func (w Writer) Write(root string, db *pebble.DB, m Manifest) (Manifest, error) 
 	if _, err := w.FS.Stat(final); err == nil {
 		return Manifest{}, fmt.Errorf("%w: checkpoint %d (%s)", ErrCheckpointExists, m.ID, final)
 	}
-	if err := w.FS.MkdirAll(root, 0o755); err != nil {
+	if err := w.FS.MkdirAll(root, privatefs.DirMode); err != nil {
 		return Manifest{}, fmt.Errorf("checkpoint %d: create root: %w", m.ID, err)
 	}
 	tmp, err := mkdirTemp(w.FS, root, tempPrefix+strconv.FormatUint(m.ID, 10)+"-")
@@ -99,13 +100,13 @@ func (w Writer) withDefaults() Writer {
 }
 
 // mkdirTemp creates a new directory named prefix and a random number in
-// root, mode 0700 as os.MkdirTemp makes it.
+// root, private (0700) as os.MkdirTemp makes it.
 func mkdirTemp(fs vfs.FS, root, prefix string) (string, error) {
 	for range 100 {
 		dir := fs.PathJoin(root, prefix+strconv.FormatUint(rand.Uint64(), 10))
 		_, err := fs.Stat(dir)
 		if errors.Is(err, os.ErrNotExist) {
-			return dir, fs.MkdirAll(dir, 0o700)
+			return dir, fs.MkdirAll(dir, privatefs.DirMode)
 		}
 		if err != nil {
 			return "", fmt.Errorf("create temporary directory: %w", err)
@@ -294,8 +295,9 @@ func hashFileOn(fs vfs.FS, file string) (int64, string, error) {
 	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
-// manifestPerm is the mode of manifests and savepoint descriptions.
-const manifestPerm = 0o644
+// manifestPerm is the mode of manifests and savepoint descriptions: they
+// name the streams, positions and modules of a pipeline, for its owner only.
+const manifestPerm = privatefs.FileMode
 
 // writeFileSync writes dir/name atomically and durably on the operating
 // system's filesystem: a reader sees the old state or the whole new file,

@@ -300,6 +300,7 @@ func TestInvalidModulesAreRejectedAtCompile(t *testing.T) {
 		{"wrong ABI version", readFixture(t, "version2.wasm"), ErrABIVersion, []string{"ABI v2", "v1"}},
 		{"missing exports", readFixture(t, "noexports.wasm"), ErrMissingExport, []string{"ws_process(i32, i32) -> (i32) is not exported", "ws_init has signature (i32) -> (i32)"}},
 		{"unknown imports", readFixture(t, "badimport.wasm"), ErrUnknownImport, []string{"wasmstream.state_scan", "wasmstream.state_get(i32, i32)"}},
+		{"WASI command module", readFixture(t, "command.wasm"), ErrMissingExport, []string{"WASI command module", goReactorBuild}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

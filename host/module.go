@@ -96,7 +96,32 @@ func (m *Module) validate(ctx context.Context) error {
 	if err := m.checkExports(); err != nil {
 		return err
 	}
+	if err := m.checkReactor(); err != nil {
+		return err
+	}
 	return m.checkABIVersion(ctx)
+}
+
+// goReactorBuild is the Go SDK's documented build command (sdk/go/README.md).
+const goReactorBuild = "GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o op.wasm ."
+
+// checkReactor refuses a WASI command module: one that exports _start and
+// no _initialize, as Go makes without -buildmode=c-shared. The WASI
+// application ABI lets a command assume that its exports are called only
+// while _start runs, which the host never calls; a Go command's exports
+// trap with "unreachable" because its runtime is not initialised. Asking
+// ws_abi_version first would report that trap instead of the fix.
+func (m *Module) checkReactor() error {
+	exports := m.compiled.ExportedFunctions()
+	_, command := exports[abi.ExportWASICommandStart]
+	if _, reactor := exports[abi.ExportWASIInitialize]; !command || reactor {
+		return nil
+	}
+	return &GuestError{Kind: ErrMissingExport, Operator: m.name, Record: -1,
+		Detail: "it is a WASI command module (it exports " + abi.ExportWASICommandStart + ", not " + abi.ExportWASIInitialize +
+			"), whose exports cannot run before its main; operators are reactors: " +
+			"Go: build it with `" + goReactorBuild + "` (-buildmode=c-shared is what was missing); " +
+			"C: clang -mexec-model=reactor"}
 }
 
 func (m *Module) checkImports() error {

@@ -66,7 +66,9 @@ func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
 	}
 	var cache wazero.CompilationCache
 	if cfg.CacheDir != "" {
-		if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
+		// Private (0700), as wazero makes its own entries: compiled code
+		// that another local user could replace would run as the pipeline.
+		if err := os.MkdirAll(cfg.CacheDir, 0o700); err != nil {
 			return nil, fmt.Errorf("compilation cache %s: %w", cfg.CacheDir, err)
 		}
 		if cache, err = wazero.NewCompilationCacheWithDir(cfg.CacheDir); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"syscall"
 	"time"
@@ -21,6 +22,9 @@ func startEmbedded(o ServerOptions) (*server.Server, error) {
 	if err := checkPortFree(o.EmbeddedHost, o.EmbeddedPort); err != nil {
 		return nil, err
 	}
+	if err := makeStoreDir(o.StoreDir); err != nil {
+		return nil, err
+	}
 	ns, err := server.NewServer(embeddedServerOptions(o))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrEmbeddedStart, err)
@@ -34,6 +38,22 @@ func startEmbedded(o ServerOptions) (*server.Server, error) {
 		return nil, err
 	}
 	return ns, nil
+}
+
+// storeDirMode keeps the store, which holds every message of the
+// pipeline's streams, from other local users (design.md, invariant 9).
+const storeDirMode = 0o700
+
+// makeStoreDir creates the JetStream store directory (and any missing
+// parent) 0700 before the server starts. nats-server makes its own
+// directories 0700 and files 0600 too, but a 0700 store made here keeps
+// everything inside private whatever mode a server version gives a file.
+// An existing directory keeps its mode: the engine warns about a loose one.
+func makeStoreDir(dir string) error {
+	if err := os.MkdirAll(dir, storeDirMode); err != nil {
+		return fmt.Errorf("%w: JetStream store %s: %w", ErrEmbeddedStart, dir, err)
+	}
+	return nil
 }
 
 func embeddedServerOptions(o ServerOptions) *server.Options {

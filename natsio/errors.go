@@ -1,6 +1,9 @@
 package natsio
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors. Every error this package returns wraps one of these (or a
 // nats.go error) with the object it concerns, so callers test with errors.Is
@@ -35,6 +38,10 @@ var (
 	// (malformed JSON, a payload that is not an object, a key that is an
 	// object or an array).
 	ErrKeyInvalid = errors.New("natsio: record key invalid")
+	// ErrKeyNotUTF8 reports a key that is not valid UTF-8: bytes that are
+	// not UTF-8, or a JSON \u escape of a lone surrogate. It wraps
+	// ErrKeyInvalid.
+	ErrKeyNotUTF8 = fmt.Errorf("%w: key is not valid UTF-8", ErrKeyInvalid)
 
 	// ErrSourceClosed is returned by Fetch after Close.
 	ErrSourceClosed = errors.New("natsio: source closed")

@@ -14,8 +14,10 @@ import (
 // record, and json.Unmarshal into a map costs an allocation per member.
 // It validates what it skips, so malformed input is an error, never a
 // wrong key. Semantics follow encoding/json decoding into a map: the last
-// of duplicate members wins, invalid UTF-8 and lone surrogates become
-// U+FFFD.
+// of duplicate members wins, and in member names invalid UTF-8 and lone
+// surrogates read as U+FFFD. A string value with either is reported by
+// unquote, so that jsonKey refuses it: replacing would make different keys
+// one.
 
 // maxJSONDepth bounds nesting so that hostile input cannot exhaust the stack.
 const maxJSONDepth = 1000
@@ -90,7 +92,8 @@ func keyEquals(key []byte, escaped bool, name string) bool {
 	if !escaped {
 		return string(key) == name
 	}
-	return string(unquote(key)) == name
+	got, _ := unquote(key) // a name with U+FFFD matches as in encoding/json
+	return string(got) == name
 }
 
 // scanner walks data; pos is the next unread byte.
@@ -338,7 +341,7 @@ func (s *scanner) scanString() (escaped bool, err error) {
 		default:
 			r, size := utf8.DecodeRune(s.data[s.pos:])
 			if r == utf8.RuneError && size == 1 {
-				escaped = true // to be coerced to U+FFFD
+				escaped = true // not UTF-8: unquote reports it
 			}
 			s.pos += size
 		}
@@ -384,58 +387,64 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// unquote decodes the content of a string that scanString accepted.
-func unquote(s []byte) []byte {
-	b := make([]byte, 0, len(s))
+// unquote decodes the content of a string that scanString accepted. ok is
+// false when the content is not valid UTF-8 or has a \u escape of a lone
+// surrogate; b then has U+FFFD in their place, as encoding/json decodes it.
+func unquote(s []byte) (b []byte, ok bool) {
+	b, ok = make([]byte, 0, len(s)), true
 	for i := 0; i < len(s); {
+		var r rune
 		switch c := s[i]; {
 		case c == '\\':
-			var r rune
-			r, i = unescape(s, i)
-			b = utf8.AppendRune(b, r)
+			var valid bool
+			r, i, valid = unescape(s, i)
+			ok = ok && valid
 		case c < utf8.RuneSelf:
-			b = append(b, c)
+			r = rune(c)
 			i++
 		default:
-			r, size := utf8.DecodeRune(s[i:])
-			b = utf8.AppendRune(b, r) // RuneError for invalid bytes
+			var size int
+			r, size = utf8.DecodeRune(s[i:])
+			ok = ok && (r != utf8.RuneError || size > 1)
 			i += size
 		}
+		b = utf8.AppendRune(b, r)
 	}
-	return b
+	return b, ok
 }
 
 // unescape decodes the escape at s[i] and returns the rune and the index
-// after it. A \u surrogate pair becomes one rune; a lone surrogate U+FFFD.
-func unescape(s []byte, i int) (rune, int) {
+// after it. A \u surrogate pair becomes one rune; a lone surrogate U+FFFD
+// and valid false.
+func unescape(s []byte, i int) (r rune, next int, valid bool) {
 	c := s[i+1]
 	switch c {
 	case 'b':
-		return '\b', i + 2
+		return '\b', i + 2, true
 	case 'f':
-		return '\f', i + 2
+		return '\f', i + 2, true
 	case 'n':
-		return '\n', i + 2
+		return '\n', i + 2, true
 	case 'r':
-		return '\r', i + 2
+		return '\r', i + 2, true
 	case 't':
-		return '\t', i + 2
+		return '\t', i + 2, true
 	case 'u':
 		return unescapeU(s, i)
 	}
-	return rune(c), i + 2 // '"', '\\', '/'
+	return rune(c), i + 2, true // '"', '\\', '/'
 }
 
-func unescapeU(s []byte, i int) (rune, int) {
+func unescapeU(s []byte, i int) (rune, int, bool) {
 	r := hex4(s[i+2:])
 	i += 6
 	if !utf16.IsSurrogate(r) {
-		return r, i
+		return r, i, true
 	}
 	if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
 		if dec := utf16.DecodeRune(r, hex4(s[i+2:])); dec != unicode.ReplacementChar {
-			return dec, i + 6
+			return dec, i + 6, true
 		}
 	}
-	return unicode.ReplacementChar, i
+	return unicode.ReplacementChar, i, false
 }

@@ -4,12 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 )
 
 // KeyExtractor takes the record key from a message. Exactly one of its
 // fields is set.
+//
+// A key's identity is its bytes, and whichever field it comes from it must
+// be valid UTF-8: a key that is not (raw bytes that are not UTF-8, or in
+// JSON a \u escape of a lone surrogate) is refused with ErrKeyNotUTF8, and
+// the engine dead-letters its record. Nothing is replaced by U+FFFD, which
+// would make different keys one. Refused rather than kept, and the same for
+// all three: JSON text is UTF-8 by definition and a lone surrogate has no
+// UTF-8 form, so a JSON key cannot be kept as sent; a header or subject
+// token could be, but then whether a record has a key would depend on where
+// it is taken from, and keys are also read as text (logs, state dumps, the
+// SDKs' string accessors, which would merge them again). RATIONALE.md has
+// the details.
 type KeyExtractor struct {
 	// SubjectToken is the 1-based index of the subject token that is the
 	// key: in payments.acct-47, token 2 is "acct-47". 0 = unused.
@@ -22,7 +35,9 @@ type KeyExtractor struct {
 	// objects, of a JSON object payload. A string value is unquoted, a
 	// number keeps its literal text ("007" stays "007", 1e3 stays "1e3"),
 	// true/false keep theirs; null counts as missing; an object or array is
-	// invalid. Field names containing '.' cannot be addressed. "" = unused.
+	// invalid. Field names containing '.' cannot be addressed. Field names
+	// are matched as encoding/json decodes them (invalid UTF-8 in a name
+	// reads as U+FFFD); only the key value must be UTF-8. "" = unused.
 	JSONField string
 }
 
@@ -97,6 +112,9 @@ func (k KeyExtractor) fromSubject(subject string) ([]byte, error) {
 	for i := 1; ; i++ {
 		tok, after, more := strings.Cut(rest, ".")
 		if i == k.SubjectToken {
+			if !utf8.ValidString(tok) {
+				return nil, fmt.Errorf("%w: subject %q, token %d is %s", ErrKeyNotUTF8, subject, i, quoteKey(tok))
+			}
 			return []byte(tok), nil
 		}
 		if !more {
@@ -107,15 +125,38 @@ func (k KeyExtractor) fromSubject(subject string) ([]byte, error) {
 }
 
 func (k KeyExtractor) fromHeader(subject string, h nats.Header) ([]byte, error) {
-	if v, ok := h[k.Header]; ok && len(v) > 0 {
-		return []byte(v[0]), nil
+	v, ok := h[k.Header]
+	name := k.Header
+	if !ok || len(v) == 0 {
+		name, v = headerFold(h, k.Header)
 	}
-	for name, v := range h {
-		if strings.EqualFold(name, k.Header) && len(v) > 0 {
-			return []byte(v[0]), nil
+	switch {
+	case len(v) == 0:
+		return nil, fmt.Errorf("%w: subject %q: no header %q", ErrKeyMissing, subject, k.Header)
+	case !utf8.ValidString(v[0]):
+		return nil, fmt.Errorf("%w: subject %q, header %q is %s", ErrKeyNotUTF8, subject, name, quoteKey(v[0]))
+	}
+	return []byte(v[0]), nil
+}
+
+// headerFold returns a header with a value whose name equals name but for
+// case, or no values.
+func headerFold(h nats.Header, name string) (string, []string) {
+	for n, v := range h {
+		if strings.EqualFold(n, name) && len(v) > 0 {
+			return n, v
 		}
 	}
-	return nil, fmt.Errorf("%w: subject %q: no header %q", ErrKeyMissing, subject, k.Header)
+	return "", nil
+}
+
+// quoteKey quotes a refused key for an error message, cut to 64 bytes.
+func quoteKey[T string | []byte](key T) string {
+	const show = 64
+	if len(key) > show {
+		return fmt.Sprintf("%q...", key[:show])
+	}
+	return fmt.Sprintf("%q", key)
 }
 
 func (k KeyExtractor) fromJSON(subject string, data []byte) ([]byte, error) {
@@ -140,10 +181,13 @@ func jsonKey(data []byte, path string) ([]byte, error) {
 	}
 	switch kind {
 	case jsonString:
-		if escaped {
-			return unquote(raw), nil
+		if !escaped {
+			return raw, nil // scanString saw no escape and only UTF-8
 		}
-		return raw, nil
+		if key, ok := unquote(raw); ok {
+			return key, nil
+		}
+		return nil, fmt.Errorf("%w: JSON field %q is %s", ErrKeyNotUTF8, path, quoteKey(raw))
 	case jsonNumber, jsonBool:
 		return raw, nil
 	case jsonNull:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 )
@@ -36,7 +37,7 @@ func TestKeyExtractorValidate(t *testing.T) {
 }
 
 func TestKeyExtractorExtract(t *testing.T) {
-	hdr := nats.Header{"Account": {"acct-9", "ignored"}, "Empty": {""}}
+	hdr := nats.Header{"Account": {"acct-9", "ignored"}, "Empty": {""}, "Bad": {"\xff"}}
 	tests := []struct {
 		name    string
 		k       KeyExtractor
@@ -63,10 +64,16 @@ func TestKeyExtractorExtract(t *testing.T) {
 		{"json escaped control", KeyExtractor{JSONField: "id"}, "s", `{"id":"l1\nl2\tx"}`, "l1\nl2\tx", nil},
 		{"json unicode escape", KeyExtractor{JSONField: "id"}, "s", `{"id":"caf\u00e9"}`, "café", nil},
 		{"json surrogate pair", KeyExtractor{JSONField: "id"}, "s", `{"id":"\ud83d\ude00"}`, "😀", nil},
-		{"json lone surrogate", KeyExtractor{JSONField: "id"}, "s", `{"id":"\ud83dx"}`, "\uFFFDx", nil},
+		{"json lone surrogate", KeyExtractor{JSONField: "id"}, "s", `{"id":"\ud83dx"}`, "", ErrKeyNotUTF8},
+		{"json surrogates reversed", KeyExtractor{JSONField: "id"}, "s", `{"id":"\ude00\ud83d"}`, "", ErrKeyNotUTF8},
+		{"json escaped replacement char", KeyExtractor{JSONField: "id"}, "s", `{"id":"\ufffd"}`, "\uFFFD", nil},
+		{"json raw replacement char", KeyExtractor{JSONField: "id"}, "s", "{\"id\":\"\xef\xbf\xbd\"}", "\uFFFD", nil},
+		{"json name not utf8 matches as U+FFFD", KeyExtractor{JSONField: "\uFFFD"}, "s", "{\"\xff\":\"k\"}", "k", nil},
 		{"json escaped key", KeyExtractor{JSONField: "id"}, "s", `{"\u0069d":"k"}`, "k", nil},
 		{"json raw utf8", KeyExtractor{JSONField: "id"}, "s", `{"id":"日本"}`, "日本", nil},
-		{"json invalid utf8", KeyExtractor{JSONField: "id"}, "s", "{\"id\":\"a\xffb\"}", "a\uFFFDb", nil},
+		{"json invalid utf8", KeyExtractor{JSONField: "id"}, "s", "{\"id\":\"a\xffb\"}", "", ErrKeyNotUTF8},
+		{"json encoded surrogate", KeyExtractor{JSONField: "id"}, "s", "{\"id\":\"\xed\xa0\x80\"}", "", ErrKeyNotUTF8},
+		{"header not utf8", KeyExtractor{Header: "Bad"}, "s", "", "", ErrKeyNotUTF8},
 		{"json integer", KeyExtractor{JSONField: "n"}, "s", `{"n":42}`, "42", nil},
 		{"json number literal kept", KeyExtractor{JSONField: "n"}, "s", `{"n":-1.50e+3}`, "-1.50e+3", nil},
 		{"json big number", KeyExtractor{JSONField: "n"}, "s", `{"n":123456789012345678901234567890}`, "123456789012345678901234567890", nil},
@@ -129,7 +136,9 @@ func TestJSONNestingLimit(t *testing.T) {
 }
 
 // FuzzKeyExtractorJSON checks that the scanner never panics and agrees with
-// encoding/json on valid objects for top-level string and number fields.
+// encoding/json on valid objects for top-level string and number fields,
+// except that a string encoding/json would decode with U+FFFD for invalid
+// UTF-8 or a lone surrogate is refused as not UTF-8.
 func FuzzKeyExtractorJSON(f *testing.F) {
 	seeds := []struct{ data, field string }{
 		{`{"id":"a1"}`, "id"},
@@ -139,6 +148,11 @@ func FuzzKeyExtractorJSON(f *testing.F) {
 		{`{"a":{"b":[1,{"c":null}],"d":"e"}}`, "a.d"},
 		{"{\"id\":\"a\xffb\"}", "id"},
 		{`{"id":"\udc00\ud800"}`, "id"},
+		{`{"id":"\ud800\u0041"}`, "id"},
+		{`{"id":"\ufffd\ud800"}`, "id"},
+		{`{"id":"\\ufffd\uFFFD"}`, "id"},
+		{"{\"id\":\"\xef\xbf\xbd\\ud83d\\ude00\"}", "id"},
+		{"{\"id\":\"\xed\xa0\x80\"}", "id"},
 		{`[1,2]`, "id"},
 		{`{"id":01}`, "id"},
 		{`{"id":"x"`, "id"},
@@ -180,9 +194,7 @@ func FuzzKeyExtractorJSON(f *testing.F) {
 func checkAgainstEncodingJSON(t *testing.T, raw json.RawMessage, got []byte, err error) {
 	var str string
 	if json.Unmarshal(raw, &str) == nil {
-		if err != nil || string(got) != str {
-			t.Fatalf("string field: got %q, %v; encoding/json says %q", got, err, str)
-		}
+		checkStringKey(t, raw, str, got, err)
 		return
 	}
 	if c := raw[0]; c != '-' && (c < '0' || c > '9') {
@@ -194,6 +206,36 @@ func checkAgainstEncodingJSON(t *testing.T, raw json.RawMessage, got []byte, err
 			t.Fatalf("number field: got %q, %v; encoding/json says %q", got, err, num)
 		}
 	}
+}
+
+// checkStringKey checks the key taken from the JSON string raw against
+// str, encoding/json's decoding of it. encoding/json puts U+FFFD in place
+// of invalid UTF-8 and lone surrogates: the extractor must refuse exactly
+// those strings (str has more U+FFFD than raw spells) and agree on the rest.
+func checkStringKey(t *testing.T, raw []byte, str string, got []byte, err error) {
+	replaced := !utf8.Valid(raw) || strings.Count(str, "\uFFFD") > spelledReplacementChars(raw)
+	switch {
+	case replaced && !errors.Is(err, ErrKeyNotUTF8):
+		t.Fatalf("string field %q is not UTF-8 (encoding/json decodes %q): got %q, %v; want ErrKeyNotUTF8", raw, str, got, err)
+	case !replaced && (err != nil || string(got) != str):
+		t.Fatalf("string field %q: got %q, %v; encoding/json says %q", raw, got, err, str)
+	}
+}
+
+// spelledReplacementChars counts the U+FFFD the valid UTF-8 JSON string raw
+// spells itself, as UTF-8 or as a \ufffd escape.
+func spelledReplacementChars(raw []byte) int {
+	n := bytes.Count(raw, []byte("\uFFFD"))
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if i+5 < len(raw) && raw[i+1] == 'u' && strings.EqualFold(string(raw[i+2:i+6]), "fffd") {
+			n++
+		}
+		i++ // the escaped character: "\\ufffd" is no escape of U+FFFD
+	}
+	return n
 }
 
 var benchPayload = []byte(`{"ts":"2026-01-02T03:04:05Z","amount":12.5,"tags":["a","b"],"account":{"id":"acct-47","tier":3},"id":"evt-0001"}`)

@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/wasmstream/wasmstream/internal/atomicfile"
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // Fetch turns a registry reference into a local file: it resolves ref and
@@ -63,10 +64,12 @@ func cachedFileValid(path, hash string) (bool, error) {
 }
 
 // writeFileAtomic writes b to path through a synced temporary file in the
-// same directory, renamed over path, and syncs the directory.
+// same directory, renamed over path, and syncs the directory. The cache is
+// the pipeline's code: its directories are 0700 and its files 0600, so no
+// other local user can replace a module (or read one).
 func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), privatefs.DirMode); err != nil {
 		return err
 	}
-	return atomicfile.Write(vfs.Default, path, b, 0o600)
+	return atomicfile.Write(vfs.Default, path, b, privatefs.FileMode)
 }

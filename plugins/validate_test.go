@@ -43,6 +43,7 @@ func badModules(t testing.TB) []struct {
 		{"memory over given", good, Limits{MemoryPages: 1}, ErrMemory, "raise the limit"},
 		{"too large", good, Limits{MaxBytes: 100}, ErrTooLarge, "strip debug information"},
 		{"start traps", fixture(t, "inittrap.wasm"), Limits{}, ErrStart, "_initialize"},
+		{"WASI command module", fixture(t, "command.wasm"), Limits{}, ErrExports, "GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o op.wasm ."},
 	}
 }
 

@@ -22,6 +22,9 @@ import (
 type deadLetters struct {
 	mu  sync.Mutex
 	set map[string]map[deadKey]bool // operator -> records
+	// published counts, per operator, the dead letters published since Open,
+	// whatever the reason (Stats.DeadLettered).
+	published map[string]uint64
 }
 
 type deadKey struct {
@@ -57,6 +60,21 @@ func (d *deadLetters) add(op string, k deadKey) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.set[op][k] = true
+}
+
+func (d *deadLetters) countPublished(op string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.published == nil {
+		d.published = map[string]uint64{}
+	}
+	d.published[op]++
+}
+
+func (d *deadLetters) publishedBy(op string) uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.published[op]
 }
 
 func (d *deadLetters) contains(op string, k deadKey) bool {
@@ -106,7 +124,9 @@ func (p *Pipeline) skipDeadLettered(op *operator, recs []inputRecord) []inputRec
 }
 
 // deadLetter publishes an isolated record, with the reason in headers, to
-// the operator's dead-letter subject and remembers the decision.
+// the operator's dead-letter subject, remembers the decision and counts it.
+// Every dead letter goes through here, those of the source (keyFailure) as
+// well as those of the tasks, so that Stats counts them all.
 func (p *Pipeline) deadLetter(ctx context.Context, op *operator, src *source, m *natsio.Message, reason string) error {
 	p.logger.Warn("record sent to dead-letter subject", "operator", op.cfg.Name, "subject", op.cfg.DeadLetterSubject,
 		"source", src.cfg.Name, "stream", m.Stream, "sequence", m.Sequence, "error", reason)
@@ -129,6 +149,7 @@ func (p *Pipeline) deadLetter(ctx context.Context, op *operator, src *source, m 
 	if err != nil {
 		return fmt.Errorf("operator %q: publish to dead-letter subject %s: %w", op.cfg.Name, op.cfg.DeadLetterSubject, err)
 	}
+	p.dead.countPublished(op.cfg.Name)
 	return nil
 }
 

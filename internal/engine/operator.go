@@ -135,7 +135,7 @@ func (op *operator) applyTTLs(backend *state.Backend) error {
 	for _, name := range slices.Sorted(maps.Keys(eff)) {
 		op.p.logger.Info("state ttl", append([]any{"operator", op.cfg.Name}, ttlLogArgs(name, eff[name])...)...)
 	}
-	for _, w := range ttlWarnings(op.p.cfg, op.cfg, eff) {
+	for _, w := range stateWarnings(op.p.cfg, op.cfg, op.declared, eff) {
 		op.p.logger.Warn(w.String())
 	}
 	return nil

@@ -80,6 +80,9 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if p.lock, err = recovery.Lock(cfg.DataDir); err != nil {
 		return nil, err
 	}
+	for _, w := range recovery.CheckPrivate(cfg.DataDir) {
+		p.logger.Warn(w)
+	}
 	if err := importFromSavepoint(ctx, cfg, &p.opts.Recovery, p.logger); err != nil {
 		return nil, err
 	}
@@ -177,7 +180,7 @@ func (p *Pipeline) compile(ctx context.Context) error {
 }
 
 // DeadLetterStream captures the default dead-letter subjects.
-const DeadLetterStream = "WASMSTREAM_DLQ"
+const DeadLetterStream = config.DeadLetterStream
 
 func (p *Pipeline) connect(ctx context.Context) error {
 	conn, err := connectAndEnsure(ctx, p.cfg, serverOptions(p.cfg, p.logger))
@@ -188,7 +191,7 @@ func (p *Pipeline) connect(ctx context.Context) error {
 	if conn.Embedded() {
 		p.logger.Info("embedded JetStream server started", "url", conn.ClientURL(), "store", filepath.Join(p.cfg.DataDir, "jetstream"))
 	}
-	if _, err := conn.EnsureStream(ctx, natsio.StreamSpec{Name: DeadLetterStream, Subjects: []string{"wasmstream.dlq.>"}}); err != nil {
+	if _, err := conn.EnsureStream(ctx, natsio.StreamSpec{Name: DeadLetterStream, Subjects: []string{config.DeadLetterSubjects}}); err != nil {
 		return fmt.Errorf("dead-letter stream %s: %w", DeadLetterStream, err)
 	}
 	p.sink = conn.NewSink(4096)
@@ -254,7 +257,7 @@ func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator.Driver, er
 	return coordinator.New(coordinator.Config{
 		Protocol: protocol.CoordinatorConfig{Sources: len(p.sources), Tasks: len(p.tasks), Mode: c.Mode, Interval: c.Interval, Timeout: c.Timeout,
 			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, FirstID: lastCompleted + 1, Where: CheckpointRoot(p.cfg), Clock: c.Clock},
-		Root: CheckpointRoot(p.cfg), Retain: c.Retain, Logger: p.logger, Crash: p.crash, Reports: p.reports, Effects: checkpointEffects{p},
+		Root: CheckpointRoot(p.cfg), Retain: c.Retain, Restored: p.restoredID(), Logger: p.logger, Crash: p.crash, Reports: p.reports, Effects: checkpointEffects{p},
 	})
 }
 

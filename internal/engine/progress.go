@@ -4,10 +4,13 @@ import "time"
 
 // Stats are the pipeline's counters since Open.
 type Stats struct {
-	Read         uint64 // records fetched from sources
-	Processed    uint64 // records the guests processed successfully
-	Emitted      uint64 // outputs published
-	DeadLettered uint64 // records isolated to dead-letter subjects
+	Read      uint64 // records fetched from sources
+	Processed uint64 // records the guests processed successfully
+	Emitted   uint64 // outputs published
+	// DeadLettered counts the dead letters published: records the guest
+	// rejected and records without a usable key, per operator (a record
+	// that two operators dead-letter counts twice).
+	DeadLettered uint64
 	Restarts     uint64 // instances replaced after a fault
 	// Replayed counts records delivered again after a restore: those at or
 	// below the stream's last sequence when the run started (an upper bound
@@ -46,10 +49,10 @@ func (p *Pipeline) Stats() Stats {
 	s.TransactionalPublished = p.transactionalPublished.Load()
 	s.TransactionalResent = p.outboxRecommitted.Load()
 	for _, op := range p.operators {
+		s.DeadLettered += p.dead.publishedBy(op.cfg.Name)
 		for _, t := range op.tasks {
 			s.Processed += t.processed.Load()
 			s.Emitted += t.emitted.Load()
-			s.DeadLettered += t.dead.Load()
 			s.Restarts += t.restarts.Load()
 			s.StateExpired += t.stateExpired.Load()
 			s.StateLiveEntries += t.stateLiveEntries.Load()

@@ -17,9 +17,20 @@ func (p *Pipeline) planRecovery() (*recovery.Plan, uint64, error) {
 	return recovery.Choose(CheckpointRoot(p.cfg), recovery.Options{FromCheckpoint: ro.FromCheckpoint, EmptyState: ro.EmptyState}, p.logger, p.checkOperators)
 }
 
+// restoredID is the checkpoint this run restored; 0 when it started empty.
+// Retention keeps it over the checkpoints the restore skipped.
+func (p *Pipeline) restoredID() uint64 {
+	if p.restored == nil {
+		return 0
+	}
+	return p.restored.Manifest.ID
+}
+
 // checkOperators refuses a checkpoint whose state the configured operators
-// cannot read: other module (unless allowed or declared compatible), ABI,
-// state format or key-group count.
+// cannot read: other ABI, state format or key-group count; another module
+// whose declared state versions differ without a migration (whatever the
+// flags), or, when neither module declares versions, another module unless
+// --allow-operator-change or an equal state_version allows it.
 func (p *Pipeline) checkOperators(m checkpoint.Manifest) error {
 	for _, op := range p.operators {
 		e, ok := recovery.Operator(m, op.cfg.Name)
@@ -45,6 +56,16 @@ func (p *Pipeline) checkOperator(id uint64, op *operator, e checkpoint.OperatorE
 			e.MaxParallelism, op.cfg.MaxParallelism, e.MaxParallelism)
 	case e.ModuleSHA256 == op.module.Hash():
 		return nil
+	case len(e.StateVersions) > 0 || len(op.stateVersions()) > 0:
+		// Declared versions decide before any flag: a flag cannot make
+		// old values readable under a new version (the next checkpoint
+		// would label them with it).
+		changes, err := p.versionedRestore(id, op, e)
+		if err != nil && (p.opts.Recovery.AllowOperatorChange || e.StateVersion != "" && e.StateVersion == op.cfg.StateVersion) {
+			err = fmt.Errorf("%w (neither --allow-operator-change nor an unchanged state_version overrides declared state versions)", err)
+		}
+		op.migrations = changes
+		return err
 	case p.opts.Recovery.AllowOperatorChange:
 		p.logger.Warn("restoring state written by another module version (--allow-operator-change)", "operator", op.cfg.Name,
 			"checkpoint", id, "old_sha256", e.ModuleSHA256[:16], "new_sha256", op.module.Hash()[:16])
@@ -52,10 +73,6 @@ func (p *Pipeline) checkOperator(id uint64, op *operator, e checkpoint.OperatorE
 	case e.StateVersion != "" && e.StateVersion == op.cfg.StateVersion:
 		p.logger.Info("module changed; state_version unchanged, restoring", "operator", op.cfg.Name, "state_version", e.StateVersion)
 		return nil
-	case len(e.StateVersions) > 0 || len(op.stateVersions()) > 0:
-		changes, err := p.versionedRestore(id, op, e)
-		op.migrations = changes
-		return err
 	}
 	return fmt.Errorf("the module changed (checkpoint has sha256 %s, %s has %s); run with --allow-operator-change if the new module reads the old state, "+
 		"or declare the same state_version for both", e.ModuleSHA256[:16], op.cfg.Module, op.module.Hash()[:16])

@@ -77,6 +77,8 @@ func TestRecovery(t *testing.T) {
 		{"empty state with checkpoints", testRecoveryEmptyStateWithCheckpoints},
 		{"manifest contents", testManifestContents},
 		{"retention keeps the newest", testRetentionKeepsNewest},
+		{"rolls back past shared damage", testRecoveryRollsBackPastSharedDamage},
+		{"refuses undeclared migration despite flags", testRecoveryRefusesUndeclaredMigrationDespiteFlags},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, fx) })
 	}

@@ -39,7 +39,6 @@ type task struct {
 
 	processed atomic.Uint64
 	emitted   atomic.Uint64
-	dead      atomic.Uint64
 	restarts  atomic.Uint64
 
 	// State gauges, published by sweep for metrics (the backend belongs to
@@ -232,7 +231,6 @@ func (t *task) publish(ctx context.Context, recs []inputRecord, outs []host.Outp
 }
 
 func (t *task) deadLetter(ctx context.Context, r *inputRecord, ge *host.GuestError) error {
-	t.dead.Add(1)
 	return t.op.p.deadLetter(ctx, t.op, t.op.p.sources[r.source], r.msg, ge.Error())
 }
 

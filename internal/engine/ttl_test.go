@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -28,6 +29,7 @@ type dedupSetup struct {
 	dataDir, module string
 	port            int
 	configTTL       string // ttl of the config's state "seen" block; "": no block
+	stateName       string // that block's name instead of "seen" (a typo)
 	moduleTTLMillis int64  // the guest declares this TTL; 0: it declares none
 	maxDupDelay     string // the source's max_duplicate_delay; "": none
 }
@@ -43,7 +45,7 @@ func (s dedupSetup) load(t *testing.T) *config.Pipeline {
 	t.Helper()
 	var block, guestCfg, delay string
 	if s.configTTL != "" {
-		block = fmt.Sprintf("  state \"seen\" { ttl = %q }\n", s.configTTL)
+		block = fmt.Sprintf("  state %q { ttl = %q }\n", cmp.Or(s.stateName, "seen"), s.configTTL)
 	}
 	if s.moduleTTLMillis > 0 {
 		guestCfg = fmt.Sprintf("  config = %q\n", fmt.Sprintf(`{"ttl_ms":%d}`, s.moduleTTLMillis))

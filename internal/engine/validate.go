@@ -25,8 +25,9 @@ type ModuleReport struct {
 	Declarations []host.StateDeclaration
 	// TTLs are the effective state TTLs, one line each ("seen: ttl 10m0s ..."), sorted.
 	TTLs []string
-	// Warnings are TTLs shorter than a source's max_duplicate_delay.
-	Warnings []TTLWarning
+	// Warnings are TTLs shorter than a source's max_duplicate_delay and
+	// state blocks of the config naming no state the module declares.
+	Warnings []Warning
 }
 
 // Validate compiles and checks every operator module of cfg without
@@ -71,7 +72,7 @@ func (r *ModuleReport) addStates(ctx context.Context, cfg *config.Pipeline, oc *
 	for _, name := range slices.Sorted(maps.Keys(eff)) {
 		r.TTLs = append(r.TTLs, ttlLine(name, eff[name]))
 	}
-	r.Warnings = ttlWarnings(cfg, oc, eff)
+	r.Warnings = stateWarnings(cfg, oc, r.Declarations, eff)
 	return nil
 }
 

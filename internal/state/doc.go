@@ -43,7 +43,9 @@
 // Options.FS is the filesystem Pebble keeps the store on (a Pebble vfs.FS,
 // default vfs.Default). Pebble also writes checkpoints of the DB through it,
 // so a test that opens the store on vfs/errorfs can fail the live store's
-// writes or a checkpoint's (checkpoint.Writer takes the same FS).
+// writes or a checkpoint's (checkpoint.Writer takes the same FS). Open
+// wraps it with internal/privatefs: the store's files are 0600 and its
+// directories 0700, since a table file holds state values in the clear.
 //
 // RATIONALE.md explains the choices; BENCHMARKS.md records their cost.
 package state

@@ -36,8 +36,10 @@ type Options struct {
 	// logger, informational messages (one per Open, per WAL) dropped.
 	Logger pebble.Logger
 	// FS is the filesystem Pebble keeps the store on, and writes its
-	// checkpoints through (pebble.Options.FS). Default vfs.Default, the
-	// operating system's; tests inject faults with vfs/errorfs.
+	// checkpoints through (pebble.Options.FS), wrapped by privatefs.Wrap so
+	// that every file Pebble creates is 0600 and every directory 0700.
+	// Default vfs.Default, the operating system's; tests inject faults with
+	// vfs/errorfs.
 	FS vfs.FS
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // Store is the keyed state of every operator task of a process: one Pebble
@@ -40,13 +42,15 @@ func Open(dir string, o Options) (*Store, error) {
 }
 
 // pebbleOptions turns Options into Pebble's, with bloom filters on every
-// level: a backend miss is a point Get, mostly for keys that do not exist yet.
+// level: a backend miss is a point Get, mostly for keys that do not exist
+// yet. The store holds every state value in the clear, so Pebble writes it
+// through privatefs: files 0600, directories 0700.
 func pebbleOptions(o Options) *pebble.Options {
 	po := &pebble.Options{
 		CacheSize:          o.CacheSizeBytes,
 		ReadOnly:           o.ReadOnly,
 		Logger:             o.Logger,
-		FS:                 o.FS,
+		FS:                 privatefs.Wrap(o.FS),
 		FormatMajorVersion: pebble.FormatNewest,
 	}
 	for i := range po.Levels {

@@ -29,10 +29,23 @@ func GoGuest(tb testing.TB, pkg string) string {
 // build another release of an example operator.
 func GoGuestWithFlags(tb testing.TB, pkg, ldflags string) string {
 	tb.Helper()
+	return goBuild(tb, pkg, "-buildmode=c-shared", "-ldflags="+ldflags)
+}
+
+// GoGuestCommand builds pkg for wasip1 without -buildmode=c-shared: a WASI
+// command module, the mistake the host must refuse with the fix.
+func GoGuestCommand(tb testing.TB, pkg string) string {
+	tb.Helper()
+	return goBuild(tb, pkg)
+}
+
+// goBuild runs go build for wasip1 with flags, once per process.
+func goBuild(tb testing.TB, pkg string, flags ...string) string {
+	tb.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	root := ModuleRoot(tb)
-	sum := sha256.Sum256([]byte(root + "|" + pkg + "|" + ldflags))
+	sum := sha256.Sum256([]byte(root + "|" + pkg + "|" + strings.Join(flags, " ")))
 	out := filepath.Join(os.TempDir(), "wasmstream-guests-"+strconvPID(), hex.EncodeToString(sum[:8])+".wasm")
 	if _, err := os.Stat(out); err == nil {
 		return out
@@ -40,7 +53,7 @@ func GoGuestWithFlags(tb testing.TB, pkg, ldflags string) string {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-ldflags="+ldflags, "-o", out, pkg)
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {

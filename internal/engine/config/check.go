@@ -11,6 +11,7 @@ func (d *decoder) check(p *Pipeline) {
 	d.checkSources(p)
 	d.checkOperators(p)
 	d.checkSinks(p)
+	d.checkDeadLetterSubjects(p)
 	d.checkUnused(p)
 	if len(p.Operators) == 0 {
 		d.errorf(d.fileStart(), "the pipeline declares no operator; add an operator block that reads a source and writes to a sink")

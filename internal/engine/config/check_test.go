@@ -107,6 +107,44 @@ operator "o" {
 }`,
 			want: []string{`p.hcl:14:13: operator "o": outputs: out: unknown sink "missing"; declared sinks: none, add a sink block`},
 		},
+		{
+			name: "a declared stream may not capture the engine's dead-letter subjects, even with a server url",
+			src: `name = "p"
+server {
+  url = "nats://h:4222"
+}
+stream "S" {
+  subjects = ["in.>", "out.x", "wasmstream.dlq.p.>"]
+}
+stream "ALL" {
+  subjects = ["wasmstream.*.*.o"]
+}
+source "in" {
+  stream  = "S"
+  subject = "in.>"
+}
+sink "out" {
+  subject = "out.x"
+}` + operatorBlock,
+			want: []string{
+				`p.hcl:6:32: stream "S": subjects: "wasmstream.dlq.p.>" overlaps "wasmstream.dlq.>", which the engine's own stream WASMSTREAM_DLQ captures: dead letters go to WASMSTREAM_DLQ, and a subject can belong to one stream only; remove this subject (dead letters stay readable in WASMSTREAM_DLQ), or, to keep an operator's dead letters in this stream, set the operator's dead_letter_subject to a subject outside wasmstream.dlq.> that the stream captures`,
+				`p.hcl:9:15: stream "ALL": subjects: "wasmstream.*.*.o" overlaps "wasmstream.dlq.>", which the engine's own stream WASMSTREAM_DLQ captures: dead letters go to WASMSTREAM_DLQ, and a subject can belong to one stream only; remove this subject (dead letters stay readable in WASMSTREAM_DLQ), or, to keep an operator's dead letters in this stream, set the operator's dead_letter_subject to a subject outside wasmstream.dlq.> that the stream captures`,
+			},
+		},
+		{
+			name: "subjects beside the dead-letter space are accepted",
+			src: `name = "p"
+stream "S" {
+  subjects = ["in.>", "out.x", "wasmstream.*", "wasmstream.other.>", "dlq.>"]
+}
+source "in" {
+  stream  = "S"
+  subject = "in.>"
+}
+sink "out" {
+  subject = "out.x"
+}` + operatorBlock,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diags, _ := Parse([]byte(tc.src), "p.hcl")

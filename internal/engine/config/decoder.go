@@ -29,6 +29,7 @@ type positions struct {
 	sourceSubject  []hcl.Range
 	inputs         [][]hcl.Range
 	outputs        []map[string]hcl.Range
+	deadLetter     []hcl.Range
 	sinkSubject    []hcl.Range
 }
 

@@ -176,7 +176,7 @@ func wantFull(dir string) *Pipeline {
 			Mode: protocol.Aligned, AlignmentTimeout: 10 * time.Second, Retain: 5, Range: at(15)},
 		Streams: []Stream{
 			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Retention: "limits", Range: at(24)},
-			{Name: "RISK", Subjects: []string{"risk.>", "wasmstream.dlq.payment-risk.>"}, Storage: "memory", Retention: "limits", Range: at(30)},
+			{Name: "RISK", Subjects: []string{"risk.>"}, Storage: "memory", Retention: "limits", Range: at(30)},
 		},
 		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(35)}},
 		Operators: []Operator{{

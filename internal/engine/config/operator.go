@@ -31,6 +31,7 @@ func (d *decoder) addOperator(p *Pipeline, b *hcl.Block) {
 		p.Operators = append(p.Operators, op)
 		d.at.inputs = append(d.at.inputs, inputRanges)
 		d.at.outputs = append(d.at.outputs, outputRanges)
+		d.at.deadLetter = append(d.at.deadLetter, a.rng("dead_letter_subject"))
 	}
 }
 

@@ -13,6 +13,7 @@ func (d *decoder) addStream(p *Pipeline, b *hcl.Block) {
 	if !validStreamName(b.Labels[0]) {
 		d.errorf(b.LabelRanges[0], `%s: not a valid stream name; JetStream names cannot contain whitespace, '.', '*', '>', '/' or '\'`, owner)
 	}
+	d.checkReservedStreamName(b)
 	s := Stream{Name: b.Labels[0], Range: b.DefRange}
 	subjects, ranges, st := a.strList("subjects", "")
 	switch st {
@@ -45,6 +46,8 @@ func checkStreamSubjects(a *attrs, subjects []string, ranges []hcl.Range) {
 			a.errorAt(ranges[i], "subjects", `">" would capture every subject, which JetStream refuses; use a narrower subject such as "payments.>"`)
 		case capturesAPI(s):
 			a.errorAt(ranges[i], "subjects", "%q overlaps the server's API subjects ($JS.>, $JSC.>, $NRG.>, $SYS.>), which JetStream refuses; choose another subject", s)
+		case capturesDeadLetters(s):
+			a.errorAt(ranges[i], "subjects", "%q overlaps %q, %s", s, DeadLetterSubjects, deadLetterOverlap)
 		case seen[s]:
 			a.errorAt(ranges[i], "subjects", "%q is listed twice; remove one", s)
 		}
@@ -54,7 +57,7 @@ func checkStreamSubjects(a *attrs, subjects []string, ranges []hcl.Range) {
 
 // acceptableStreamSubject reports whether checkStreamSubjects lets a subject through.
 func acceptableStreamSubject(s string) bool {
-	return validSubject(s) && s != ">" && !capturesAPI(s)
+	return validSubject(s) && s != ">" && !capturesAPI(s) && !capturesDeadLetters(s)
 }
 
 // subjectRule ends the message about a malformed subject.

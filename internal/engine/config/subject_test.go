@@ -34,6 +34,9 @@ func TestSubjectsCollide(t *testing.T) {
 		{"a.b", "a.b", true}, {"a.b", "a.c", false}, {"a.*", "a.b", true}, {"a.>", "a.b.c", true},
 		{"a.>", "a", false}, {"a.*", "a.b.c", false}, {"*.b", "a.*", true}, {">", "x", true},
 		{"a.b.>", "a.*.c", true}, {"a.b.>", "a.c.>", false}, {"a", "a.b", false},
+		// ">" matches one or more tokens: it overlaps everything, but "a" has no token after "a".
+		{">", "*", true}, {">", "a.*.c", true}, {">", ">", true}, {"*.>", "a", false}, {"a.*", "a.>", true},
+		{"*", "a", true}, {"a.*.c", "a.b.c.d", false},
 	} {
 		if got := subjectsCollide(tc.a, tc.b); got != tc.want {
 			t.Errorf("subjectsCollide(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)

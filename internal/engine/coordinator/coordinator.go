@@ -63,8 +63,12 @@ type Config struct {
 	// Root is the checkpoint directory, which Retain prunes.
 	Root   string
 	Retain int
-	Logger hclog.Logger
-	Crash  *crashpoint.Points
+	// Restored is the checkpoint the run restored (0: none). Retention
+	// keeps it until the run has written Retain checkpoints, and removes
+	// the ones the restore skipped first (checkpoint.RetainWith).
+	Restored uint64
+	Logger   hclog.Logger
+	Crash    *crashpoint.Points
 	// Reports carries the reports of sources and tasks to the driver.
 	Reports <-chan protocol.Event
 	Effects Effects
@@ -196,7 +200,8 @@ func (d *Driver) persist(ctx context.Context, a protocol.Persist) (protocol.Even
 }
 
 func (d *Driver) retain() {
-	if removed, err := checkpoint.Retain(d.cfg.Root, d.cfg.Retain); err != nil {
+	o := checkpoint.RetainOptions{Restored: d.cfg.Restored, FirstOwn: d.cfg.Protocol.FirstID}
+	if removed, err := checkpoint.RetainWith(d.cfg.Root, d.cfg.Retain, o); err != nil {
 		d.cfg.Logger.Warn("removing old checkpoints failed", "error", err)
 	} else if len(removed) > 0 {
 		d.cfg.Logger.Debug("old checkpoints removed", "ids", removed)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,9 +17,11 @@ import (
 )
 
 // fakeEffects records what the driver asked for; persistErr fails persists.
+// With root set, a persist makes the checkpoint's directory there.
 type fakeEffects struct {
 	calls      []string
 	persistErr error
+	root       string
 }
 
 func (f *fakeEffects) InjectBarriers(req protocol.InjectBarriers) error {
@@ -30,6 +33,11 @@ func (f *fakeEffects) CancelCheckpoint(id uint64) {
 }
 func (f *fakeEffects) PersistCheckpoint(_ context.Context, p protocol.Persist) (checkpoint.Manifest, error) {
 	f.calls = append(f.calls, fmt.Sprint("persist ", p.ID))
+	if f.root != "" && f.persistErr == nil {
+		if err := os.MkdirAll(checkpoint.Dir(f.root, p.ID), 0o700); err != nil {
+			return checkpoint.Manifest{}, err
+		}
+	}
 	return checkpoint.Manifest{ID: p.ID}, f.persistErr
 }
 func (f *fakeEffects) PublishCheckpoint(_ context.Context, id uint64) error {
@@ -142,5 +150,35 @@ func TestDriverTimer(t *testing.T) {
 	}
 	if d.Timer() == nil {
 		t.Fatal("a checkpoint in progress must time out")
+	}
+}
+
+// After each completed checkpoint the driver prunes the root with the
+// restored checkpoint protected: a run that rolled back from 4 to 2 keeps
+// 2 over the skipped 3 and 4 until it has written Retain checkpoints.
+func TestDriverRetainKeepsTheRestoredCheckpoint(t *testing.T) {
+	root := t.TempDir()
+	for id := uint64(1); id <= 4; id++ {
+		if err := os.MkdirAll(checkpoint.Dir(root, id), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx := &fakeEffects{root: root}
+	d, err := New(Config{Protocol: protocol.CoordinatorConfig{Sources: 1, Tasks: 1, Interval: -1, Timeout: time.Minute,
+		MaxFailures: MaxFailuresInARow, FirstID: 5, Where: root, Clock: &protocol.ManualClock{}},
+		Root: root, Retain: 2, Restored: 2, Logger: hclog.NewNullLogger(), Effects: fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range [][]uint64{{5, 2}, {6, 5}} {
+		if err := d.Step(context.Background(), protocol.Trigger{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := collect(t, d, want[0]); err != nil {
+			t.Fatal(err)
+		}
+		if left, err := checkpoint.List(root); err != nil || !slices.Equal(left, want) {
+			t.Fatalf("after checkpoint %d: left %v, %v; want %v", want[0], left, err, want)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // CheckpointRoot is the directory of a data dir's checkpoints
@@ -23,12 +25,14 @@ var ErrDataDirInUse = errors.New("data dir in use")
 // Lock takes an exclusive lock on the data dir for the life of the run:
 // recovery rebuilds the live state and deletes leftover checkpoint
 // directories, which must never happen under another running pipeline.
+// A missing data dir (and its missing parents) is created 0700; an
+// existing one keeps its mode (CheckPrivate reports a loose one).
 func Lock(dir string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, privatefs.DirMode); err != nil {
 		return nil, fmt.Errorf("data dir %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, "LOCK")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, privatefs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("data dir %s: %w", dir, err)
 	}

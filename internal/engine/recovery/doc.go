@@ -10,6 +10,10 @@
 //	<data_dir>/clean-stop         id of the final checkpoint of a graceful stop (metrics only)
 //	<data_dir>/OUTBOX-PUBLISHED   newest checkpoint whose transactional outputs are all published
 //
+// Everything the engine creates there is private (directories 0700, files
+// 0600, internal/privatefs); CheckPrivate reports a data dir that an older
+// release or the user left open to other local users, and changes nothing.
+//
 // Whether a checkpoint's operators fit the configured ones is the engine's
 // knowledge (modules, state versions, migrations): Choose takes it as a
 // function.

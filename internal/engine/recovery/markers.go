@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/wasmstream/wasmstream/internal/atomicfile"
+	"github.com/wasmstream/wasmstream/internal/privatefs"
 )
 
 // A graceful stop ends with a final checkpoint and then records its id in
@@ -34,7 +35,7 @@ func TakeCleanStop(dataDir string) (uint64, bool) {
 
 // WriteCleanStop records id as the final checkpoint of a graceful stop.
 func WriteCleanStop(dataDir string, id uint64) error {
-	return os.WriteFile(cleanStopFile(dataDir), []byte(strconv.FormatUint(id, 10)+"\n"), 0o644)
+	return os.WriteFile(cleanStopFile(dataDir), []byte(strconv.FormatUint(id, 10)+"\n"), privatefs.FileMode)
 }
 
 // The outbox of a checkpoint stays in it after its outputs are published
@@ -69,7 +70,7 @@ func PublishedThrough(dataDir string) (uint64, error) {
 // id are published (temp file, fsync, rename, fsync dir).
 func MarkPublished(dataDir string, id uint64) error {
 	data := []byte(strconv.FormatUint(id, 10) + "\n")
-	if err := atomicfile.Write(vfs.Default, outboxMarkFile(dataDir), data, 0o666); err != nil {
+	if err := atomicfile.Write(vfs.Default, outboxMarkFile(dataDir), data, privatefs.FileMode); err != nil {
 		return fmt.Errorf("recording that the transactional outputs of checkpoint %d are published: %w", id, err)
 	}
 	return nil

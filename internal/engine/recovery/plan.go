@@ -87,23 +87,83 @@ func readVerified(root string, id uint64, ids []uint64) (checkpoint.Manifest, er
 	}
 	if err != nil {
 		// err names the checkpoint's directory and the bad file.
-		return m, fmt.Errorf("%w %d: %v; the pipeline did not start and nothing was changed. %s", ErrRecovery, id, err, hint(id, ids))
+		return m, fmt.Errorf("%w %d: %v; the pipeline did not start and nothing was changed. %s", ErrRecovery, id, err, hint(root, id, ids))
 	}
 	return m, nil
 }
 
-// hint tells the user the explicit choices a refused restore leaves.
-func hint(id uint64, ids []uint64) string {
+// hint tells the user the explicit choices a refused restore leaves. It
+// suggests only a checkpoint that verifies: a table file is hard-linked
+// into every checkpoint taken while it lived, so its damage often shows in
+// the next older checkpoints too. Those are verified newest first until
+// one passes, and the ones that failed are named with the reason in short.
+func hint(root string, id uint64, ids []uint64) string {
 	var older []uint64
 	for _, o := range ids {
 		if o < id {
 			older = append(older, o)
 		}
 	}
-	if len(older) > 0 {
-		return fmt.Sprintf("To roll back to an older checkpoint run with --from-checkpoint %d (retained: %s); to start from empty state run with --empty-state.", older[0], IDList(older))
+	if len(older) == 0 {
+		return "No older checkpoint is retained; to start from empty state run with --empty-state."
 	}
-	return "No older checkpoint is retained; to start from empty state run with --empty-state."
+	var failed, reasons []string
+	for _, o := range older {
+		if err := checkpoint.Verify(root, o); err != nil {
+			why := damage(err)
+			failed = append(failed, fmt.Sprintf("%d fails verification too: %s", o, why))
+			reasons = append(reasons, fmt.Sprintf("%d: %s", o, why))
+			continue
+		}
+		return fmt.Sprintf("To roll back to the newest older checkpoint that verifies run with --from-checkpoint %d (retained: %s); "+
+			"to start from empty state run with --empty-state.", o, strings.Join(append([]string{IDList(older)}, failed...), "; "))
+	}
+	return fmt.Sprintf("No older checkpoint verifies (%s); to start from empty state run with --empty-state.", strings.Join(reasons, "; "))
+}
+
+// maxDamagedFiles is how many bad files damage names.
+const maxDamagedFiles = 3
+
+// damage says in short why checkpoint.Verify failed: each bad file with
+// what is wrong with it ("corrupt file state/000005.sst"), or the
+// manifest's fault.
+func damage(err error) string {
+	var files []string
+	eachFileError(err, func(fe *checkpoint.FileError) {
+		kind := "unreadable file"
+		switch {
+		case errors.Is(fe, checkpoint.ErrMissingFile):
+			kind = "missing file"
+		case errors.Is(fe, checkpoint.ErrCorrupt):
+			kind = "corrupt file"
+		}
+		files = append(files, kind+" "+fe.Path)
+	})
+	switch {
+	case len(files) > maxDamagedFiles:
+		return fmt.Sprintf("%s and %d more", strings.Join(files[:maxDamagedFiles], ", "), len(files)-maxDamagedFiles)
+	case len(files) > 0:
+		return strings.Join(files, ", ")
+	case errors.Is(err, checkpoint.ErrCorruptManifest):
+		return "corrupt manifest"
+	case errors.Is(err, checkpoint.ErrIncompatible):
+		return "manifest format this build does not read"
+	}
+	return "unreadable"
+}
+
+// eachFileError calls fn for every *checkpoint.FileError in err's tree.
+func eachFileError(err error, fn func(*checkpoint.FileError)) {
+	switch e := err.(type) {
+	case *checkpoint.FileError:
+		fn(e)
+	case interface{ Unwrap() []error }:
+		for _, x := range e.Unwrap() {
+			eachFileError(x, fn)
+		}
+	case interface{ Unwrap() error }:
+		eachFileError(e.Unwrap(), fn)
+	}
 }
 
 // IDList prints checkpoint ids for messages: "3, 2, 1".

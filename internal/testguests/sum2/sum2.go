@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	wasmstream "github.com/wasmstream/wasmstream/sdk/go"
 )
@@ -17,8 +18,18 @@ var (
 	counts = [inputs]*wasmstream.ValueState[int64]{newState("count", 0), newState("count", 1)}
 )
 
+// countVersion is the version the count states declare, chosen at build
+// time with -ldflags "-X main.countVersion=N". "1" (the default) declares
+// nothing; another version declares "count-0" and "count-1" with it and no
+// migration: the module a restore of older counts must refuse.
+var countVersion = "1"
+
 func newState(kind string, input int) *wasmstream.ValueState[int64] {
-	return wasmstream.NewValueState(fmt.Sprintf("%s-%d", kind, input), wasmstream.Int64Codec)
+	s := wasmstream.NewValueState(fmt.Sprintf("%s-%d", kind, input), wasmstream.Int64Codec)
+	if v, err := strconv.Atoi(countVersion); kind == "count" && err == nil && v != 1 {
+		s = s.Declare(wasmstream.StateOptions{Version: int32(v)})
+	}
+	return s
 }
 
 // errBadRecord is wrapped by every reason to reject a record.

@@ -28,7 +28,7 @@ stream "PAYMENTS" {
 }
 
 stream "RISK" {
-  subjects = ["risk.>", "wasmstream.dlq.payment-risk.>"]
+  subjects = ["risk.>"]
   storage  = "memory"
 }
 
