@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 ex=examples/payment-risk
 mkdir -p bin
-echo "== build wasmstream and the payment-risk operator"
+echo "== build wasmstream and the payment-risk operator (the first build downloads the Go modules and compiles them: a few minutes)"
 go build -o bin/wasmstream ./cmd/wasmstream
 GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o "$ex/operator/risk.wasm" "./$ex/operator"
 
@@ -26,3 +26,6 @@ bin/wasmstream run "$ex/pipeline.hcl" --stop-when-idle 2s
 
 echo "== outputs on risk.totals"
 bin/wasmstream read --config "$ex/pipeline.hcl" --subject risk.totals
+
+echo "== checkpoints"
+bin/wasmstream checkpoints list "$ex/pipeline.hcl"

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Go: wabt (wat2wasm) for the
-# hand-written hostile WebAssembly modules. Safe to run again; it only
+# hand-written hostile WebAssembly modules, and gcc for cgo (the race
+# detector). Safe to run again; it only
 # installs what is missing. Needs root (or sudo) on Debian/Ubuntu.
 set -euo pipefail
 
 missing=()
 command -v wat2wasm >/dev/null 2>&1 || missing+=(wabt)
+# The race detector (go test -race) needs cgo, hence a C compiler.
+command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== toolchains and guests (the first run installs packages and builds every guest: several minutes)"
 ./scripts/install-toolchains.sh
 # Every SDK language's example and reference operators: the conformance
 # suite and the SDK host tests run them (and fail under CI when one is missing).

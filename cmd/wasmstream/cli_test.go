@@ -106,6 +106,32 @@ func TestCLIFlowWithGracefulStop(t *testing.T) {
 	}
 }
 
+// SIGHUP stops a run as gracefully as SIGTERM: a final checkpoint, exit 0
+// (it used to kill the process without one).
+func TestRunStopsGracefullyOnSIGHUP(t *testing.T) {
+	bin := buildCLI(t)
+	cfg, _ := examplePipeline(t)
+	run(t, bin, events, "publish", "--config", cfg, "--subject", "payments.in")
+	logs := &lockedBuffer{}
+	proc := exec.Command(bin, "run", cfg, "--log-format", "json")
+	proc.Stdout, proc.Stderr = logs, logs
+	if err := proc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, func() bool { return strings.Contains(logs.String(), `"pipeline running"`) })
+	if err := proc.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Wait(); err != nil {
+		t.Fatalf("run did not stop cleanly on SIGHUP: %v\n%s", err, logs.String())
+	}
+	for _, want := range []string{`"stopping: final checkpoint"`, `"checkpoint completed"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Fatalf("the log lacks %s:\n%s", want, logs.String())
+		}
+	}
+}
+
 func TestValidateReportsPositions(t *testing.T) {
 	bin := buildCLI(t)
 	bad := filepath.Join(t.TempDir(), "bad.hcl")

@@ -32,7 +32,7 @@ func newRunCommand(g *globalFlags) *cobra.Command {
 	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   "run PIPELINE.hcl",
-		Short: "Run a pipeline until interrupted (SIGINT/SIGTERM stop it gracefully)",
+		Short: "Run a pipeline until interrupted (SIGINT, SIGTERM and SIGHUP stop it gracefully)",
 		Long: `Run compiles every operator module, restores the newest completed checkpoint
 (verifying every file's checksum), starts the embedded JetStream server when the
 pipeline names no server, and processes records. A checkpoint - operator state and
@@ -75,7 +75,9 @@ func runPipeline(cmd *cobra.Command, g *globalFlags, f *runFlags, path string) e
 		return err
 	}
 	logger := newLogger(g, cfg)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal went away, or a supervisor's reload) stops as
+	// gracefully as SIGINT and SIGTERM: a final checkpoint, exit 0.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return engine.Serve(ctx, cfg, engine.Options{
 		Logger:       logger,
