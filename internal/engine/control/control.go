@@ -75,6 +75,12 @@ func Serve(nc *nats.Conn, pipeline string, triggerTimeout time.Duration, h Handl
 		}
 		s.subs = append(s.subs, sub)
 	}
+	// The server knows the subscriptions once the flush returns: a request
+	// sent right after Serve (by another connection) finds its responder.
+	if err := nc.Flush(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("subscribe to the control subjects of %s: %w", pipeline, err)
+	}
 	return s, nil
 }
 
