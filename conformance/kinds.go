@@ -22,6 +22,7 @@ var kinds = []struct {
 	{"abi_misuse", host.ErrABIMisuse},
 	{"init", host.ErrInit},
 	{"invalid_module", host.ErrInvalidModule},
+	{"module_limit", host.ErrModuleLimit},
 	{"unknown_import", host.ErrUnknownImport},
 	{"missing_export", host.ErrMissingExport},
 	{"abi_version", host.ErrABIVersion},

@@ -12,6 +12,10 @@ import (
 var (
 	// ErrInvalidModule: the bytes are not a WebAssembly module wazero can compile.
 	ErrInvalidModule = errors.New("invalid WebAssembly module")
+	// ErrModuleLimit: the module is over one of the ModuleLimits (functions,
+	// locals, code bytes, section entries, table size); it is refused
+	// before wazero decodes it.
+	ErrModuleLimit = errors.New("module over a host limit")
 	// ErrMissingExport: a required export is absent or has the wrong signature.
 	ErrMissingExport = errors.New("missing or mistyped export")
 	// ErrUnknownImport: the module imports something the host does not provide.
@@ -31,6 +35,11 @@ var (
 	ErrABIMisuse = errors.New("guest misused the ABI")
 	// ErrRecordFailed: the guest reported that the current record failed.
 	ErrRecordFailed = errors.New("guest rejected a record")
+	// ErrOutputRefused: the guest processed the record, but the caller's
+	// OutputCheck refused one of its outputs (one the host cannot deliver,
+	// e.g. over the server's max payload). Like ErrRecordFailed, the
+	// record's state writes are rolled back and the instance is kept.
+	ErrOutputRefused = errors.New("host cannot deliver an output of the record")
 	// ErrInstanceClosed: the instance was discarded after an earlier fault.
 	ErrInstanceClosed = errors.New("instance is closed")
 )

@@ -141,8 +141,25 @@ func (inst *Instance) init(ctx context.Context) error {
 // and the outputs returned (valid until the next call). On failure all of the
 // batch's state writes are rolled back and the error is a *GuestError whose
 // Record names the record being processed; for every kind except
-// ErrRecordFailed the instance is closed and must be replaced.
+// ErrRecordFailed and ErrOutputRefused the instance is closed and must be
+// replaced.
 func (inst *Instance) Process(ctx context.Context, recs []Record) ([]Output, error) {
+	return inst.ProcessChecked(ctx, recs, nil)
+}
+
+// OutputCheck vets the outputs of a batch the guest processed without
+// error, before the batch's state writes are committed. It returns the
+// index in the batch of a record with an output the caller cannot deliver,
+// and why; or -1 when every output can be delivered. It may modify the
+// outputs' Record fields (their Value, Key and Headers it must not).
+type OutputCheck func(outs []Output) (record int, reason string)
+
+// ProcessChecked is Process with check run on the outputs before the
+// commit (nil: none). A record it refuses fails the batch with a
+// *GuestError of kind ErrOutputRefused naming that record: the batch's
+// state writes are rolled back, as for a record the guest rejected, and
+// the instance is kept.
+func (inst *Instance) ProcessChecked(ctx context.Context, recs []Record, check OutputCheck) ([]Output, error) {
 	if inst.closed {
 		return nil, &GuestError{Kind: ErrInstanceClosed, Operator: inst.cfg.Operator, Record: -1}
 	}
@@ -173,8 +190,14 @@ func (inst *Instance) Process(ctx context.Context, recs []Record) ([]Output, err
 		inst.state.RollbackBatch()
 		return nil, inst.rejected(ctx, rc, record, len(recs))
 	}
-	inst.state.CommitBatch()
 	inst.outBuf = inst.outputs.appendTo(inst.outBuf[:0])
+	if check != nil {
+		if record, reason := check(inst.outBuf); record >= 0 {
+			inst.state.RollbackBatch()
+			return nil, &GuestError{Kind: ErrOutputRefused, Operator: inst.cfg.Operator, Record: record, Detail: reason}
+		}
+	}
+	inst.state.CommitBatch()
 	return inst.outBuf, nil
 }
 

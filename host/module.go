@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,6 +55,19 @@ func (m *Module) HasMigrate() bool {
 	return ok
 }
 
+// HostImports lists the distinct host functions (module abi.ImportModule)
+// the module imports, sorted.
+func (m *Module) HostImports() []string {
+	names := []string{}
+	for _, f := range m.compiled.ImportedFunctions() {
+		if mod, name, _ := f.Import(); mod == abi.ImportModule && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 type signature struct{ params, results []api.ValueType }
 
 func (s signature) matches(d api.FunctionDefinition) bool {
@@ -72,11 +86,11 @@ func (s signature) String() string {
 func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
 	sum := sha256.Sum256(wasm)
 	m := &Module{rt: r, name: name, hash: hex.EncodeToString(sum[:]), size: len(wasm)}
-	if err := CheckStructure(wasm); err != nil {
-		return nil, &GuestError{Kind: ErrInvalidModule, Operator: name, Record: -1,
-			Detail: "malformed module: " + err.Error() + " (build it as a WebAssembly module, e.g. GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", Cause: err}
+	shape, err := CheckStructure(wasm, r.cfg.ModuleLimits)
+	if err != nil {
+		return nil, refusedStructure(name, err)
 	}
-	compiled, err := r.rt.CompileModule(ctx, wasm)
+	compiled, err := r.rt.CompileModule(ctx, boundTables(wasm, &shape))
 	if err != nil {
 		return nil, &GuestError{Kind: ErrInvalidModule, Operator: name, Record: -1,
 			Detail: err.Error() + " (build it as a WebAssembly module, e.g. GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", Cause: err}
@@ -87,6 +101,15 @@ func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Modul
 		return nil, err
 	}
 	return m, nil
+}
+
+// refusedStructure turns a CheckStructure error into a GuestError.
+func refusedStructure(name string, err error) error {
+	if errors.Is(err, ErrModuleLimit) {
+		return &GuestError{Kind: ErrModuleLimit, Operator: name, Record: -1, Detail: err.Error(), Cause: err}
+	}
+	return &GuestError{Kind: ErrInvalidModule, Operator: name, Record: -1,
+		Detail: "malformed module: " + err.Error() + " (build it as a WebAssembly module, e.g. GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", Cause: err}
 }
 
 func (m *Module) validate(ctx context.Context) error {

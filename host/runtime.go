@@ -37,6 +37,9 @@ type RuntimeConfig struct {
 	// ValidationTimeout bounds the guest code run while a module is
 	// validated: its start section, _initialize and ws_abi_version.
 	ValidationTimeout time.Duration
+	// ModuleLimits bound the shape of the modules Compile accepts (zero
+	// fields: the defaults).
+	ModuleLimits ModuleLimits
 }
 
 // DefaultValidationTimeout is the default RuntimeConfig.ValidationTimeout.
@@ -60,6 +63,7 @@ func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
 	if cfg.ValidationTimeout <= 0 {
 		cfg.ValidationTimeout = DefaultValidationTimeout
 	}
+	cfg.ModuleLimits = cfg.ModuleLimits.withDefaults()
 	rc, err := runtimeConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -115,6 +119,9 @@ func (r *Runtime) instantiateImports(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ModuleLimits returns the effective module limits.
+func (r *Runtime) ModuleLimits() ModuleLimits { return r.cfg.ModuleLimits }
 
 // MemoryLimitPages returns the effective page limit.
 func (r *Runtime) MemoryLimitPages() uint32 { return r.cfg.MemoryLimitPages }

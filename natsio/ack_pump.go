@@ -99,7 +99,7 @@ func (a *AckingSource) checkDelivery(dseq uint64) error {
 // checkSequence fails, when checking gaps, on a stream sequence that does
 // not follow the last one delivered (or the start position).
 func (a *AckingSource) checkSequence(seq uint64) error {
-	if !a.checkGaps || a.lastSeq == 0 || seq == a.lastSeq+1 {
+	if !a.checkGaps || a.lastSeq == 0 || seq == a.lastSeq+1 || seq-1 <= a.spec.AcceptGapsThrough {
 		return nil
 	}
 	return fmt.Errorf("%w: stream %s delivered sequence %d after %d: sequences %d..%d were removed before this source read them "+

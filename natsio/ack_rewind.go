@@ -31,7 +31,8 @@ func (c *Conn) rewindConsumer(ctx context.Context, st jetstream.Stream, spec Ack
 	}
 	state := st.CachedInfo().State
 	if spec.FilterSubject == "" {
-		if err := checkPosition(SourceSpec{Stream: spec.Stream, StartSequence: start}, state); err != nil {
+		pos := SourceSpec{Stream: spec.Stream, StartSequence: start, AcceptGapsThrough: spec.AcceptGapsThrough}
+		if err := checkPosition(pos, state); err != nil {
 			return 0, err
 		}
 	} else if start > state.LastSeq+1 {
@@ -46,7 +47,7 @@ func (c *Conn) rewindConsumer(ctx context.Context, st jetstream.Stream, spec Ack
 // removed, so resuming is a gap unless the user accepts it.
 func (c *Conn) rewindBeforeFloor(ctx context.Context, st jetstream.Stream, spec AckingSourceSpec, floor uint64) (uint64, error) {
 	start := spec.StartSequence
-	if !spec.AllowGap {
+	if !spec.AllowGap && floor > spec.AcceptGapsThrough {
 		return 0, fmt.Errorf("%w: durable consumer %s on stream %s already acknowledged sequences up to %d, but the resume position is %d: "+
 			"sequences %d..%d may be gone (was an older checkpoint restored?); restore them, or allow the gap explicitly",
 			ErrSequenceGap, spec.Durable, spec.Stream, floor, start, start, floor)

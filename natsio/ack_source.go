@@ -51,9 +51,12 @@ type AckingSourceSpec struct {
 	StartSequence uint64
 	// AllowGap accepts messages that are gone before they were read, as
 	// SourceSpec.AllowGap does.
-	AllowGap      bool
-	AckWait       time.Duration // 0 = DefaultAckWait
-	MaxAckPending int           // 0 = DefaultMaxAckPending
+	AllowGap bool
+	// AcceptGapsThrough and StreamCreated are SourceSpec's.
+	AcceptGapsThrough uint64
+	StreamCreated     time.Time
+	AckWait           time.Duration // 0 = DefaultAckWait
+	MaxAckPending     int           // 0 = DefaultMaxAckPending
 }
 
 // AckingSource reads a stream whose retention needs acknowledgements
@@ -107,6 +110,9 @@ func (c *Conn) OpenAckingSource(ctx context.Context, spec AckingSourceSpec) (*Ac
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCreated(spec.Stream, spec.StreamCreated, st.CachedInfo().Created); err != nil {
+		return nil, err
+	}
 	cons, err := st.CreateOrUpdateConsumer(ctx, spec.consumerConfig(policy))
 	if err != nil {
 		return nil, fmt.Errorf("natsio: durable consumer %s on stream %s: %w", spec.Durable, spec.Stream, err)
@@ -119,21 +125,16 @@ func (c *Conn) OpenAckingSource(ctx context.Context, spec AckingSourceSpec) (*Ac
 	if err != nil {
 		return nil, fmt.Errorf("natsio: durable consumer %s on stream %s: %w", spec.Durable, spec.Stream, err)
 	}
-	a := c.newAckingSource(spec, policy, st.CachedInfo().Created, iter, skipTo)
+	a := c.newAckingSource(spec, policy, st, iter, skipTo)
 	go a.pump()
+	go a.src.watch()
 	return a, nil
 }
 
-func (c *Conn) newAckingSource(spec AckingSourceSpec, policy jetstream.AckPolicy, created time.Time,
+func (c *Conn) newAckingSource(spec AckingSourceSpec, policy jetstream.AckPolicy, st jetstream.Stream,
 	iter jetstream.MessagesContext, skipTo uint64) *AckingSource {
 	return &AckingSource{
-		src: &Source{
-			identity: StreamIdentity{Stream: spec.Stream, Created: created},
-			iter:     iter,
-			msgs:     make(chan Message, sourceBuffer),
-			stop:     make(chan struct{}),
-			done:     make(chan struct{}),
-		},
+		src:       newSource(st, StreamIdentity{Stream: spec.Stream, Created: st.CachedInfo().Created}, iter),
 		nc:        c.NC,
 		spec:      spec,
 		policy:    policy,

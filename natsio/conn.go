@@ -108,6 +108,10 @@ func authOptions(o ServerOptions) []nats.Option {
 // use to reach the same server, with any password redacted.
 func (c *Conn) ClientURL() string { return c.clientURL }
 
+// MaxPayload is the largest message, headers and data (WireSize), the
+// server accepts: its max_payload, as it announced it to this connection.
+func (c *Conn) MaxPayload() int64 { return c.NC.MaxPayload() }
+
 // Embedded reports whether this Conn owns an embedded server.
 func (c *Conn) Embedded() bool { return c.server != nil }
 

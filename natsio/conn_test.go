@@ -139,3 +139,31 @@ func TestEmbeddedToken(t *testing.T) {
 	}
 	c.Close()
 }
+
+// The embedded server carries ServerOptions.ServerName (DefaultServerName
+// by default), which is what a client sees of it; the name is no part of
+// the store: a store written under one name reopens under another with
+// its streams (a data dir from before servers were named after their
+// pipeline).
+func TestEmbeddedServerName(t *testing.T) {
+	dir := t.TempDir()
+	c := embeddedAt(t, dir, RandomPort)
+	if got := external(t, c.ClientURL()).NC.ConnectedServerName(); got != DefaultServerName {
+		t.Fatalf("unnamed server: a client sees %q, want %q", got, DefaultServerName)
+	}
+	ensureStream(t, c, "ORDERS", "orders.>")
+	publishMany(t, c, "orders.new", 3)
+	c.Close()
+
+	c2, err := Connect(testCtx(t), ServerOptions{StoreDir: dir, EmbeddedPort: RandomPort, ServerName: "wasmstream-p-0123456789ab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c2.Close)
+	if got := external(t, c2.ClientURL()).NC.ConnectedServerName(); got != "wasmstream-p-0123456789ab" {
+		t.Fatalf("a client sees %q, want the name given", got)
+	}
+	if info := ensureStream(t, c2, "ORDERS", "orders.>"); info.State.Msgs != 3 {
+		t.Fatalf("under another name the stream has %d messages, want 3", info.State.Msgs)
+	}
+}

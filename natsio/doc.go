@@ -12,7 +12,9 @@
 //     consumer and acknowledges only through AckThrough, up to the position
 //     a completed checkpoint records, so the server never removes a message
 //     no completed checkpoint covers. Both stop with ErrSequenceGap instead
-//     of skipping lost messages, unless the spec sets AllowGap.
+//     of skipping lost messages, unless the spec sets AllowGap (or
+//     AcceptGapsThrough covers them), and with ErrStreamRecreated when the
+//     stream is deleted and created again under them.
 //   - Sinks: Sink publishes asynchronously, each message with its
 //     Nats-Msg-Id when it has one (idempotent within the stream's duplicate
 //     window), and accounts for every acknowledgement; PublishAtomicBatch

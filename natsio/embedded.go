@@ -58,7 +58,7 @@ func makeStoreDir(dir string) error {
 
 func embeddedServerOptions(o ServerOptions) *server.Options {
 	return &server.Options{
-		ServerName:    "wasmstream-embedded",
+		ServerName:    o.ServerName,
 		Host:          o.EmbeddedHost,
 		Port:          o.EmbeddedPort,
 		JetStream:     true,
@@ -67,6 +67,7 @@ func embeddedServerOptions(o ServerOptions) *server.Options {
 		Username:      o.User,
 		Password:      o.Password,
 		Authorization: o.Token,
+		MaxPayload:    int32(o.MaxPayload), // 0: the server's default
 	}
 }
 

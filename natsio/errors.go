@@ -29,6 +29,11 @@ var (
 	// gone before it read them (purged, expired, deleted, or a new stream
 	// under the same name).
 	ErrSequenceGap = errors.New("natsio: stream position lost")
+	// ErrStreamRecreated reports a source stream that is not the one the
+	// position belongs to: it was deleted and created again under the same
+	// name (its creation time differs), so its sequences say nothing about
+	// the position. It wraps ErrSequenceGap.
+	ErrStreamRecreated = fmt.Errorf("%w: stream deleted and created again", ErrSequenceGap)
 
 	// ErrInvalidExtractor reports a KeyExtractor without exactly one method.
 	ErrInvalidExtractor = errors.New("natsio: invalid key extractor")

@@ -14,6 +14,14 @@ const (
 	DefaultEmbeddedPort = 4222
 	// RandomPort asks the embedded server for any free port (tests).
 	RandomPort = -1
+	// DefaultServerName names an embedded server given no ServerName.
+	DefaultServerName = "wasmstream-embedded"
+	// DefaultMaxPayload is nats-server's default max_payload (1 MiB): the
+	// largest message, headers and data, it accepts from a client.
+	DefaultMaxPayload = 1 << 20
+	// MaxMaxPayload is the largest max_payload nats-server allows: its
+	// default max_pending, which a message must fit in.
+	MaxMaxPayload = 64 << 20
 )
 
 // ServerOptions says where NATS is. URL == "" starts an embedded server.
@@ -39,6 +47,16 @@ type ServerOptions struct {
 	// StoreDir is the embedded server's JetStream store, e.g.
 	// <data_dir>/jetstream. Required when embedded.
 	StoreDir string
+	// ServerName is the embedded server's name: the server_name of its
+	// INFO, which a client reads as nats.Conn.ConnectedServerName. The
+	// engine names it after the pipeline and its data dir, so that a
+	// client can tell whose server listens on a port. Default
+	// DefaultServerName; a name may not contain spaces.
+	ServerName string
+	// MaxPayload is the embedded server's max_payload in bytes; 0 means
+	// DefaultMaxPayload. An external server's own configuration decides its
+	// limit, which Conn.MaxPayload reports.
+	MaxPayload int
 	// Logger receives this package's logs; the embedded server's own logs
 	// go to its "nats-server" sub-logger. Nil discards them.
 	Logger hclog.Logger
@@ -54,6 +72,9 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	}
 	if o.EmbeddedPort == 0 {
 		o.EmbeddedPort = DefaultEmbeddedPort
+	}
+	if o.ServerName == "" {
+		o.ServerName = DefaultServerName
 	}
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
@@ -85,6 +106,9 @@ func (o ServerOptions) validateEmbedded() error {
 	if o.EmbeddedPort < RandomPort || o.EmbeddedPort > 65535 {
 		return fmt.Errorf("%w: server.embedded_port %d is not a port (use 1-65535, or -1 for any free port)", ErrInvalidOptions, o.EmbeddedPort)
 	}
+	if o.MaxPayload < 0 || o.MaxPayload > MaxMaxPayload {
+		return fmt.Errorf("%w: server.max_payload %d must be 1 to %d bytes (0: the default, %d)", ErrInvalidOptions, o.MaxPayload, MaxMaxPayload, DefaultMaxPayload)
+	}
 	return nil
 }
 
@@ -103,10 +127,17 @@ func (o ServerOptions) authMethods() int {
 func (o ServerOptions) String() string {
 	o = o.withDefaults()
 	if o.Embedded() {
-		return fmt.Sprintf("embedded nats-server on %s:%d, store %s%s",
-			o.EmbeddedHost, o.EmbeddedPort, o.StoreDir, o.authString())
+		return fmt.Sprintf("embedded nats-server on %s:%d, store %s%s%s",
+			o.EmbeddedHost, o.EmbeddedPort, o.StoreDir, o.maxPayloadString(), o.authString())
 	}
 	return fmt.Sprintf("nats server %s%s", redactURLs(o.URL), o.authString())
+}
+
+func (o ServerOptions) maxPayloadString() string {
+	if o.MaxPayload == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", max_payload %d", o.MaxPayload)
 }
 
 func (o ServerOptions) authString() string {

@@ -22,6 +22,9 @@ func TestServerOptionsValidate(t *testing.T) {
 		{"negative port", ServerOptions{StoreDir: "/x", EmbeddedPort: -2}, "server.embedded_port -2"},
 		{"password without user", ServerOptions{URL: "nats://h", Password: "p"}, "without server.user"},
 		{"two auth methods", ServerOptions{URL: "nats://h", User: "u", Token: "t"}, "only one of"},
+		{"max payload", ServerOptions{StoreDir: "/x", MaxPayload: 64 << 10}, ""},
+		{"max payload too large", ServerOptions{StoreDir: "/x", MaxPayload: MaxMaxPayload + 1}, "server.max_payload 67108865"},
+		{"negative max payload", ServerOptions{StoreDir: "/x", MaxPayload: -1}, "server.max_payload -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,6 +48,7 @@ func TestServerOptionsStringRedacts(t *testing.T) {
 		want, hide string
 	}{
 		{ServerOptions{StoreDir: "/d"}, "embedded nats-server on 127.0.0.1:4222, store /d", ""},
+		{ServerOptions{StoreDir: "/d", MaxPayload: 65536}, "store /d, max_payload 65536", ""},
 		{ServerOptions{URL: "nats://u:pw@h:4222"}, "nats://u:xxxxx@h:4222", "pw"},
 		{ServerOptions{URL: "nats://tok@h:4222"}, "nats://xxxxx@h:4222", "tok"},
 		{ServerOptions{URL: "nats://a:1, nats://b:2", Token: "secret"}, "nats://a:1,nats://b:2, token <redacted>", "secret"},

@@ -46,6 +46,16 @@ type SourceSpec struct {
 	// AllowGap lets a source skip messages that are gone (see
 	// ErrSequenceGap): the user's explicit choice to lose them.
 	AllowGap bool
+	// AcceptGapsThrough accepts the messages up to this stream sequence
+	// that are gone before the source read them: the gaps a user accepted
+	// when the run started (0 = none). A gap after it still stops the
+	// source.
+	AcceptGapsThrough uint64
+	// StreamCreated, when set, is the creation time of the stream that
+	// StartSequence belongs to (a checkpoint's): a stream with another one
+	// was deleted and created again, and OpenSource fails with
+	// ErrStreamRecreated.
+	StreamCreated time.Time
 }
 
 // Source is an ordered, ack-less consumer of one stream. The engine owns
@@ -57,17 +67,37 @@ type SourceSpec struct {
 // messages were removed before the source read them (a purge, age or size
 // limits, deletes), and the source stops with ErrSequenceGap instead of
 // skipping them, unless AllowGap. With a filter, sequences of other
-// subjects are legitimately absent, so only the start position is checked.
+// subjects are legitimately absent, so the start position is checked
+// against the stream's removed sequences instead (at the open and at the
+// first delivery).
+//
+// The stream must stay the one the source started on: nats.go may recreate
+// the ordered consumer on a stream deleted and created again under the same
+// name, so the source checks the stream's creation time before it delivers
+// anything from a consumer it has not seen, and every few seconds while it
+// waits (see source_check.go). A changed stream stops it with
+// ErrStreamRecreated.
 type Source struct {
-	identity  StreamIdentity
-	checkGaps bool   // unfiltered and !AllowGap: every sequence must follow the last
-	last      uint64 // last sequence delivered, or StartSequence-1; pump only
-	iter      jetstream.MessagesContext
-	msgs      chan Message
-	stop      chan struct{} // closed by Close
-	done      chan struct{} // closed when pump returns; err is then set
-	err       error
-	stopOnce  sync.Once
+	identity      StreamIdentity
+	st            jetstream.Stream // for the checks against the server
+	checkGaps     bool             // unfiltered and !AllowGap: every sequence must follow the last
+	checkFirst    bool             // filtered, resumed, !AllowGap: the first delivery's skipped sequences are checked; pump only
+	acceptThrough uint64           // SourceSpec.AcceptGapsThrough
+	last          uint64           // last sequence delivered, or StartSequence-1; pump only
+	consumer      string           // the consumer that delivered the last message; pump only
+	interval      time.Duration    // between the watcher's identity checks
+	iter          jetstream.MessagesContext
+	msgs          chan Message
+	ctx           context.Context // the checks' requests; cancelled by Close
+	cancel        context.CancelFunc
+	stop          chan struct{} // closed by Close
+	done          chan struct{} // closed when pump returns; err is then set
+	watched       chan struct{} // closed when watch returns
+	err           error
+	stopOnce      sync.Once
+
+	failMu  sync.Mutex
+	failure error // what the watcher found; the pump stops with it
 }
 
 // OpenSource starts reading spec.Stream at spec.StartSequence. Unless
@@ -86,26 +116,48 @@ func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error)
 		return nil, fmt.Errorf("natsio: source stream %s: %w", spec.Stream, err)
 	}
 	info := st.CachedInfo()
+	if err := checkCreated(spec.Stream, spec.StreamCreated, info.Created); err != nil {
+		return nil, err
+	}
 	if !spec.AllowGap {
 		if err := checkPosition(spec, info.State); err != nil {
 			return nil, err
+		}
+		if spec.FilterSubject != "" { // without one, every sequence is checked as it arrives
+			if err := checkRemoved(ctx, st, spec); err != nil {
+				return nil, err
+			}
 		}
 	}
 	iter, err := openIterator(ctx, st, spec)
 	if err != nil {
 		return nil, fmt.Errorf("natsio: source stream %s: %w", spec.Stream, err)
 	}
-	s := &Source{
-		identity:  StreamIdentity{Stream: spec.Stream, Created: info.Created},
-		checkGaps: spec.FilterSubject == "" && !spec.AllowGap,
-		last:      max(spec.StartSequence, 1) - 1,
-		iter:      iter,
-		msgs:      make(chan Message, sourceBuffer),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
-	}
+	s := newSource(st, StreamIdentity{Stream: spec.Stream, Created: info.Created}, iter)
+	s.checkGaps = spec.FilterSubject == "" && !spec.AllowGap
+	s.checkFirst = spec.FilterSubject != "" && !spec.AllowGap && spec.StartSequence > 1
+	s.acceptThrough = spec.AcceptGapsThrough
+	s.last = max(spec.StartSequence, 1) - 1
 	go s.pump()
+	go s.watch()
 	return s, nil
+}
+
+// newSource returns a Source reading iter, not started.
+func newSource(st jetstream.Stream, identity StreamIdentity, iter jetstream.MessagesContext) *Source {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Source{
+		identity: identity,
+		st:       st,
+		interval: identityCheckInterval,
+		iter:     iter,
+		msgs:     make(chan Message, sourceBuffer),
+		ctx:      ctx,
+		cancel:   cancel,
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		watched:  make(chan struct{}),
+	}
 }
 
 func (spec SourceSpec) validate() error {
@@ -127,7 +179,7 @@ func checkPosition(spec SourceSpec, state jetstream.StreamState) error {
 	if start <= 1 {
 		return nil
 	}
-	if state.FirstSeq > start {
+	if state.FirstSeq > start && state.FirstSeq-1 > spec.AcceptGapsThrough {
 		return fmt.Errorf("%w: stream %s starts at sequence %d, so sequences %d..%d needed to resume are gone (purged or expired); "+
 			"restore the data, or accept the loss explicitly", ErrSequenceGap, spec.Stream, state.FirstSeq, start, state.FirstSeq-1)
 	}
@@ -164,11 +216,7 @@ func (s *Source) pump() {
 			s.err = s.iteratorError(err)
 			return
 		}
-		m, err := s.toMessage(msg)
-		deliver := false
-		if err == nil {
-			deliver, err = s.checkSequence(m.Sequence)
-		}
+		m, deliver, err := s.accept(msg)
 		if err != nil {
 			s.err = err
 			return
@@ -185,6 +233,34 @@ func (s *Source) pump() {
 	}
 }
 
+// accept decides what to do with one message: deliver it, drop it (a
+// repeat), or stop (a gap, or a stream that is not the source's any more).
+func (s *Source) accept(msg jetstream.Msg) (Message, bool, error) {
+	md, err := msg.Metadata()
+	if err != nil {
+		return Message{}, false, fmt.Errorf("natsio: source stream %s: message on %s without JetStream metadata: %w", s.identity.Stream, msg.Subject(), err)
+	}
+	seq := md.Sequence.Stream
+	if seq <= s.last {
+		return Message{}, false, nil
+	}
+	if err := s.checkStream(md.Consumer, seq); err != nil {
+		return Message{}, false, err
+	}
+	deliver, err := s.checkSequence(seq)
+	if err != nil || !deliver {
+		return Message{}, false, err
+	}
+	return Message{
+		Stream:   s.identity.Stream,
+		Sequence: seq,
+		Subject:  msg.Subject(),
+		Data:     msg.Data(),
+		Header:   msg.Headers(),
+		Time:     md.Timestamp,
+	}, true, nil
+}
+
 // checkSequence drops a sequence delivered before (nats.go should never
 // repeat one, but a repeat would count a record twice) and, when checking
 // gaps, fails on one that does not follow the last. The very first message
@@ -196,35 +272,29 @@ func (s *Source) checkSequence(seq uint64) (deliver bool, err error) {
 		return false, nil
 	}
 	s.last = seq
-	if !s.checkGaps || last == 0 || seq == last+1 {
+	if !s.checkGaps || last == 0 || seq == last+1 || seq-1 <= s.acceptThrough {
 		return true, nil
 	}
 	return false, fmt.Errorf("%w: stream %s delivered sequence %d after %d: sequences %d..%d were removed before this source read them "+
 		"(purge, age or size limits, or deletes); restore them, or allow the gap explicitly", ErrSequenceGap, s.identity.Stream, seq, last, last+1, seq-1)
 }
 
+// iteratorError is why the consumer stopped: Close, what the watcher
+// found, or the consumer's error, unless the stream is gone or another one
+// (a deleted stream takes its consumers with it), which then is the reason.
 func (s *Source) iteratorError(err error) error {
 	select {
 	case <-s.stop:
 		return ErrSourceClosed
 	default:
 	}
-	return fmt.Errorf("natsio: source stream %s stopped: %w", s.identity.Stream, err)
-}
-
-func (s *Source) toMessage(msg jetstream.Msg) (Message, error) {
-	md, err := msg.Metadata()
-	if err != nil {
-		return Message{}, fmt.Errorf("natsio: source stream %s: message on %s without JetStream metadata: %w", s.identity.Stream, msg.Subject(), err)
+	if f := s.failed(); f != nil {
+		return f
 	}
-	return Message{
-		Stream:   s.identity.Stream,
-		Sequence: md.Sequence.Stream,
-		Subject:  msg.Subject(),
-		Data:     msg.Data(),
-		Header:   msg.Headers(),
-		Time:     md.Timestamp,
-	}, nil
+	if changed := s.streamChanged(streamCheckAttempts); changed != nil {
+		return changed
+	}
+	return fmt.Errorf("natsio: source stream %s stopped: %w", s.identity.Stream, err)
 }
 
 // Fetch blocks until at least one message is buffered or maxWait passes,
@@ -297,7 +367,9 @@ func (s *Source) Identity() StreamIdentity { return s.identity }
 func (s *Source) Close() {
 	s.stopOnce.Do(func() {
 		close(s.stop)
+		s.cancel()
 		s.iter.Stop()
 		<-s.done
+		<-s.watched
 	})
 }

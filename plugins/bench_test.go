@@ -50,7 +50,7 @@ func compileOnce(b *testing.B, ctx context.Context, cacheDir string, wasm []byte
 }
 
 // BenchmarkValidate measures what push spends validating the Go example
-// operator (interpreter engine, no cache).
+// operator (compiler engine, as validate, no cache).
 func BenchmarkValidate(b *testing.B) {
 	wasm := goGuest(b)
 	b.ResetTimer()

@@ -24,6 +24,12 @@ var (
 	// ErrStart: the module trapped or hung while it was started for
 	// validation (start section, _initialize or ws_abi_version).
 	ErrStart = errors.New("module failed to start")
+	// ErrInit: ws_init failed with the config validation gave it (empty
+	// unless one is given): it returned non-zero, trapped, misused the ABI
+	// (such as emitting: no record is current in ws_init), ran past its
+	// deadline or out of memory. `wasmstream validate` and `run` would
+	// refuse the module for the same reason.
+	ErrInit = errors.New("ws_init failed")
 )
 
 // Registry errors.

@@ -48,13 +48,18 @@ func NewRegistry(conn *natsio.Conn, opts Options) *Registry {
 // Bucket returns the registry's bucket name.
 func (r *Registry) Bucket() string { return r.opts.Bucket }
 
-// Meta is what a push adds to the module.
+// Meta is what a push says about the module.
 type Meta struct {
 	// Description is free text shown by list and inspect.
 	Description string
+	// InitConfig is the config ws_init is checked with (nil: an empty
+	// config, what an operator block without config gives). It is not
+	// stored: validate and run check ws_init again with the operator's own.
+	InitConfig []byte
 }
 
-// Push validates wasm and stores it as a version of name. When name already
+// Push validates wasm (ValidateWithConfig with meta.InitConfig) and stores
+// it as a version of name. When name already
 // holds these bytes it writes nothing and returns the stored entry with
 // AlreadyStored set; an object under that version's name whose bytes are
 // not these is replaced. Errors name the operator; validation errors wrap a
@@ -63,7 +68,7 @@ func (r *Registry) Push(ctx context.Context, name string, wasm []byte, meta Meta
 	if err := ValidateName(name); err != nil {
 		return Entry{}, err
 	}
-	info, err := Validate(ctx, wasm, r.opts.Limits)
+	info, err := ValidateWithConfig(ctx, wasm, r.opts.Limits, meta.InitConfig)
 	if err != nil {
 		return Entry{}, fmt.Errorf("operator %q: %w", name, err)
 	}

@@ -44,6 +44,8 @@ func badModules(t testing.TB) []struct {
 		{"too large", good, Limits{MaxBytes: 100}, ErrTooLarge, "strip debug information"},
 		{"start traps", fixture(t, "inittrap.wasm"), Limits{}, ErrStart, "_initialize"},
 		{"WASI command module", fixture(t, "command.wasm"), Limits{}, ErrExports, "GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o op.wasm ."},
+		{"emits in ws_init", fixture(t, "initemit.wasm"), Limits{}, ErrInit, "in emit (NO_RECORD)"},
+		{"ws_init refuses the empty config", fixture(t, "needsconfig.wasm"), Limits{}, ErrInit, "--init-config FILE"},
 	}
 }
 

@@ -3,7 +3,7 @@
 # prints the median of each, in milliseconds:
 #   - cold start of the Go payment-risk operator: a new runtime + Compile
 #     with an empty wazero compilation cache dir, and with a warm one;
-#   - validation as `operator push` does it (interpreter engine);
+#   - validation as `operator push` does it (compiler engine, no cache);
 #   - Fetch from the registry (embedded JetStream) into an empty module
 #     cache, and a cache hit.
 # Needs only Go: the benchmark builds the operator (GOOS=wasip1).

@@ -30,8 +30,8 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 		Long: `The operator registry keeps operator modules in a JetStream Object Store bucket
 (default ` + plugins.DefaultBucket + `) of the pipeline's NATS. A module's version is the SHA-256
 of its bytes. push validates a module before storing it (WebAssembly, ABI version,
-required exports, known imports, size and memory limits), so what the registry holds
-is runnable.
+required exports, known imports, size and memory limits, and a run of its ws_init, as
+validate makes), so what the registry holds starts.
 
 A pipeline's module attribute can then name, instead of a file:
   "risk"               the newest version of operator risk

@@ -42,10 +42,13 @@ config's checkpoint block, or --checkpoint-interval), on demand
 restores the newest checkpoint and replays from its positions.
 
 A checkpoint that cannot be restored (corrupt or missing file, truncated manifest,
-changed operator module, other ABI or state format, stream recreated or purged)
-stops the run with an error naming the checkpoint and the cause: nothing is
-changed. Choose explicitly: --from-checkpoint ID rolls back to an older retained
-checkpoint, --empty-state starts over, --allow-operator-change accepts a new module.`,
+changed operator module, other ABI or state format, stream recreated, records
+purged, expired or deleted after the position) stops the run with an error naming
+the checkpoint and the cause: nothing is changed. Choose explicitly:
+--from-checkpoint ID rolls back to an older retained checkpoint, --empty-state
+starts over, --allow-operator-change accepts a new module, --accept-gaps resumes
+without the records that are gone. A source stream deleted and created again while
+the pipeline runs stops it too, before anything of the new stream is processed.`,
 		Example: `  wasmstream run examples/payment-risk/pipeline.hcl
   wasmstream run pipeline.hcl --stop-when-idle 2s --log-format json
   wasmstream run pipeline.hcl --checkpoint-interval 1s --checkpoint-mode unaligned
@@ -59,6 +62,9 @@ checkpoint, --empty-state starts over, --allow-operator-change accepts a new mod
 	cmd.Flags().Uint64Var(&f.recovery.FromCheckpoint, "from-checkpoint", 0, "restore this retained checkpoint instead of the newest (a rollback)")
 	cmd.Flags().BoolVar(&f.recovery.EmptyState, "empty-state", false, "start from empty state and the configured source starts although checkpoints exist (they are kept)")
 	cmd.Flags().BoolVar(&f.recovery.AllowOperatorChange, "allow-operator-change", false, "restore state written by another version of an operator module")
+	cmd.Flags().BoolVar(&f.recovery.AcceptGaps, "accept-gaps", false,
+		"resume sources past records that are gone before they were processed (purged, expired or deleted after the checkpoint's position); "+
+			"the gaps found at the start are logged and skipped, later ones still stop the run")
 	addSavepointFlag(cmd, &f.recovery)
 	cmd.Flags().StringVar(&f.engine, "engine", string(host.EngineCompiler), "wazero engine: compiler or interpreter")
 	cmd.Flags().IntVar(&f.fetchBatch, "fetch-batch", 1024, "most records a source fetches at once")

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 func newValidateCommand(g *globalFlags) *cobra.Command {
@@ -22,7 +24,10 @@ and prints every state's effective time to live (from the config's state blocks 
 module's own declaration) with a warning for each TTL shorter than the
 max_duplicate_delay of a source the operator reads, and for each idempotent or
 transactional sink whose declared stream remembers message ids for less than the replay
-horizon (checkpoint interval + 1m). Nothing connects to NATS and no state is touched.`,
+horizon (checkpoint interval + 1m), and for each operator whose limits.max_value_bytes is
+above the server's max_payload (an output that large could not be published). No state is
+touched, and nothing connects to NATS except, with server.url set, one short connection
+that reads the server's max_payload (validate says so when it cannot).`,
 		Example: `  wasmstream validate examples/payment-risk/pipeline.hcl`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,7 +56,21 @@ horizon (checkpoint interval + 1m). Nothing connects to NATS and no state is tou
 			for _, w := range engine.SinkWarnings(cfg) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 			}
+			printPayloadWarnings(context.Background(), cmd.ErrOrStderr(), cfg)
 			return nil
 		},
+	}
+}
+
+// printPayloadWarnings prints the operators whose size limits exceed the
+// server's max payload, or that the check could not be made.
+func printPayloadWarnings(ctx context.Context, w io.Writer, cfg *config.Pipeline) {
+	warnings, err := engine.PayloadWarnings(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(w, "warning: could not check the operators' limits.max_value_bytes against the server's max_payload: %v; run checks it when it connects\n", err)
+		return
+	}
+	for _, pw := range warnings {
+		fmt.Fprintf(w, "warning: %s\n", pw)
 	}
 }

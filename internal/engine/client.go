@@ -15,26 +15,37 @@ import (
 )
 
 // ConnectClient connects a command-line client (publish, read) to the
-// pipeline's NATS: the configured server; else the embedded server of a
-// running pipeline on 127.0.0.1:<embedded_port>; else a temporary embedded
+// pipeline's NATS: the configured server; else the embedded server of the
+// running pipeline on 127.0.0.1:<embedded_port>, refused (ErrForeignServer)
+// when the server there is another pipeline's; else a temporary embedded
 // server on the pipeline's store, so records can be published before the
 // first run. Declared streams are ensured either way.
 func ConnectClient(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (*natsio.Conn, error) {
 	opts := serverOptions(cfg, logger)
-	if opts.URL == "" && embeddedRunning(opts.EmbeddedPort) {
-		opts.URL = "nats://127.0.0.1:" + strconv.Itoa(opts.EmbeddedPort)
-		logger.Debug("using the running pipeline's embedded server", "url", opts.URL)
+	if opts.URL != "" || !embeddedRunning(opts.EmbeddedPort) {
+		return connectAndEnsure(ctx, cfg, opts)
 	}
-	return connectAndEnsure(ctx, cfg, opts)
+	logger.Debug("using the running pipeline's embedded server", "port", opts.EmbeddedPort)
+	conn, err := connectRunningEmbedded(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureStreams(ctx, cfg, conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 // serverOptions maps the pipeline's server block to natsio options; the
-// embedded server's store lives in the data dir.
+// embedded server's store lives in the data dir, and its name says whose
+// it is (embeddedServerName).
 func serverOptions(cfg *config.Pipeline, logger hclog.Logger) natsio.ServerOptions {
 	s := cfg.Server
 	return natsio.ServerOptions{
 		URL: s.URL, CredentialsFile: s.Credentials, User: s.User, Password: s.Password, Token: s.Token,
-		EmbeddedPort: s.EmbeddedPort, StoreDir: filepath.Join(cfg.DataDir, "jetstream"), Logger: logger.Named("nats"),
+		EmbeddedPort: s.EmbeddedPort, MaxPayload: s.MaxPayload, StoreDir: filepath.Join(cfg.DataDir, "jetstream"),
+		ServerName: embeddedServerName(cfg), Logger: logger.Named("nats"),
 	}
 }
 
@@ -45,6 +56,15 @@ func connectAndEnsure(ctx context.Context, cfg *config.Pipeline, opts natsio.Ser
 	if err != nil {
 		return nil, err
 	}
+	if err := ensureStreams(ctx, cfg, conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// ensureStreams creates the pipeline's declared streams that are missing.
+func ensureStreams(ctx context.Context, cfg *config.Pipeline, conn *natsio.Conn) error {
 	atomic := atomicStreams(cfg)
 	for _, st := range cfg.Streams {
 		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage, Retention: st.Retention}
@@ -53,11 +73,10 @@ func connectAndEnsure(ctx context.Context, cfg *config.Pipeline, opts natsio.Ser
 			ensure = conn.EnsureAtomicStream
 		}
 		if _, err := ensure(ctx, spec); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("%s: stream %q: %w", config.Pos(st.Range), st.Name, err)
+			return fmt.Errorf("%s: stream %q: %w", config.Pos(st.Range), st.Name, err)
 		}
 	}
-	return conn, nil
+	return nil
 }
 
 // atomicStreams names the declared streams that capture a transactional

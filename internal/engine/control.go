@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -72,18 +73,23 @@ func RequestUpgrade(ctx context.Context, cfg *config.Pipeline, req UpgradeReques
 }
 
 // connectRunning connects to the server of cfg's running pipeline: its
-// URL, or its embedded server when one listens.
+// URL, or its embedded server when one listens. Another pipeline's
+// embedded server on that port is ErrNotRunning and ErrForeignServer.
 func connectRunning(ctx context.Context, cfg *config.Pipeline) (*natsio.Conn, error) {
 	return connectRunningWith(ctx, cfg, hclog.NewNullLogger())
 }
 
 func connectRunningWith(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (*natsio.Conn, error) {
 	opts := serverOptions(cfg, logger)
-	if opts.URL == "" {
-		if !embeddedRunning(opts.EmbeddedPort) {
-			return nil, fmt.Errorf("%w: pipeline %q: nothing listens on its embedded server port 127.0.0.1:%d; start it with wasmstream run", ErrNotRunning, cfg.Name, opts.EmbeddedPort)
-		}
-		opts.URL = fmt.Sprintf("nats://127.0.0.1:%d", opts.EmbeddedPort)
+	if opts.URL != "" {
+		return natsio.Connect(ctx, opts)
 	}
-	return natsio.Connect(ctx, opts)
+	if !embeddedRunning(opts.EmbeddedPort) {
+		return nil, fmt.Errorf("%w: pipeline %q: nothing listens on its embedded server port 127.0.0.1:%d; start it with wasmstream run", ErrNotRunning, cfg.Name, opts.EmbeddedPort)
+	}
+	conn, err := connectRunningEmbedded(ctx, cfg, opts)
+	if errors.Is(err, ErrForeignServer) {
+		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
+	}
+	return conn, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 
@@ -130,22 +131,25 @@ func (p *Pipeline) skipDeadLettered(op *operator, recs []inputRecord) []inputRec
 func (p *Pipeline) deadLetter(ctx context.Context, op *operator, src *source, m *natsio.Message, reason string) error {
 	p.logger.Warn("record sent to dead-letter subject", "operator", op.cfg.Name, "subject", op.cfg.DeadLetterSubject,
 		"source", src.cfg.Name, "stream", m.Stream, "sequence", m.Sequence, "error", reason)
-	h := nats.Header{}
-	for k, v := range m.Header {
-		h[k] = v
+	engineHeaders := nats.Header{}
+	engineHeaders.Set(HeaderError, reason)
+	engineHeaders.Set(HeaderOperator, op.cfg.Name)
+	engineHeaders.Set(HeaderSourceStream, m.Stream)
+	engineHeaders.Set(HeaderSourceSequence, strconv.FormatUint(m.Sequence, 10))
+	engineHeaders.Set(HeaderSourceSubject, m.Subject)
+	h := maps.Clone(m.Header)
+	if h == nil {
+		h = nats.Header{}
 	}
-	h.Set(HeaderError, reason)
-	h.Set(HeaderOperator, op.cfg.Name)
-	h.Set(HeaderSourceStream, m.Stream)
-	h.Set(HeaderSourceSequence, strconv.FormatUint(m.Sequence, 10))
-	h.Set(HeaderSourceSubject, m.Subject)
+	maps.Copy(h, engineHeaders)
 	p.dead.add(op.cfg.Name, deadKey{Source: src.cfg.Name, Sequence: m.Sequence})
-	err := p.sink.Publish(ctx, natsio.OutMessage{
+	msg := fitDeadLetter(natsio.OutMessage{
 		Subject: op.cfg.DeadLetterSubject,
 		MsgID:   "dlq." + outputMsgID(p.cfg.Name, op.cfg.Name, src.cfg.Name, m.Sequence, 0),
 		Data:    m.Data,
 		Header:  h,
-	})
+	}, m, engineHeaders, p.conn.MaxPayload())
+	err := p.sink.Publish(ctx, msg)
 	if err != nil {
 		return fmt.Errorf("operator %q: publish to dead-letter subject %s: %w", op.cfg.Name, op.cfg.DeadLetterSubject, err)
 	}

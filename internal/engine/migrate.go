@@ -44,7 +44,7 @@ func runMigration(ctx context.Context, oc *config.Operator, module *host.Module,
 	store *state.Store, changes []stateChange, commit bool) (*migration, error) {
 	inst, err := module.Instantiate(ctx, host.InstanceConfig{Operator: oc.Name, Config: oc.Config,
 		BatchTimeout: oc.Limits.BatchTimeout, MaxValueLen: oc.Limits.MaxValueBytes, Clock: clock,
-		Logger: logger.Named(oc.Name).With("migration", true)}, noState{})
+		Logger: logger.Named(oc.Name).With("migration", true)}, host.NoState{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: operator %q: %v", ErrMigration, oc.Name, err)
 	}

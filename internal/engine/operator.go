@@ -47,6 +47,7 @@ func compileOperator(ctx context.Context, p *config.Pipeline, oc *config.Operato
 	rt, err := host.NewRuntime(ctx, host.RuntimeConfig{
 		CacheDir:         filepath.Join(p.DataDir, "cache", "wazero"),
 		MemoryLimitPages: oc.Limits.MemoryPages,
+		ModuleLimits:     host.ModuleLimits{MaxTableElements: oc.Limits.MaxTableElements},
 		Engine:           eng,
 	})
 	if err != nil {
@@ -89,6 +90,7 @@ func (op *operator) newInstance(ctx context.Context, st host.KeyedState, logger 
 // startTasks creates one task per unit of parallelism, each with the state
 // backend of its key-group range and its own instance.
 func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
+	op.warnMaxPayload()
 	n := op.cfg.Parallelism
 	for i := 0; i < n; i++ {
 		kgr := state.RangeForTask(i, n, op.cfg.MaxParallelism)

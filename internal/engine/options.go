@@ -75,6 +75,13 @@ type RecoveryOptions struct {
 	// AllowOperatorChange restores state written by another module version
 	// of an operator.
 	AllowOperatorChange bool
+	// AcceptGaps resumes a source past records that are gone before they
+	// were processed: purged or expired past the checkpoint's position, or
+	// removed after it (deleted, purged by subject, a per-subject limit).
+	// The run logs what it skips; it accepts the gaps up to each stream's
+	// last sequence when it starts, and a gap that appears later still
+	// stops it. Without it such a restore is refused (design invariant 2).
+	AcceptGaps bool
 	// FromSavepoint restores a savepoint (its name in the data dir, an
 	// archive file, or "objectstore:NAME"): it becomes a retained checkpoint
 	// of the data dir, which the run then restores like FromCheckpoint.

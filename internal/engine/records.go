@@ -26,6 +26,10 @@ const (
 	HeaderSourceStream   = "Wasmstream-Source-Stream"
 	HeaderSourceSequence = "Wasmstream-Source-Sequence"
 	HeaderSourceSubject  = "Wasmstream-Source-Subject"
+	// HeaderDataOmitted is on a dead letter that would not fit the server's
+	// max payload with the record's data: it says how many bytes were left
+	// out (the record stays in its source stream).
+	HeaderDataOmitted = "Wasmstream-Data-Omitted"
 )
 
 // toHostRecord converts without copying payloads.

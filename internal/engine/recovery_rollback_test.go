@@ -33,22 +33,21 @@ func testRecoveryRollsBackPastSharedDamage(t *testing.T, fx *recoveryFixture) {
 		t.Fatalf("on-demand checkpoint %d, want 3", id)
 	}
 	wantRetained(t, root, 4, 3, 2)
-	file := sharedTableFile(t, root, 4, 3, 2)
-	flipBitInPlace(t, filepath.Join(checkpoint.Dir(root, 4), filepath.FromSlash(file)))
+	damaged := damageNewest(t, root)
 	for _, id := range []uint64{4, 3} {
 		if err := checkpoint.Verify(root, id); err == nil {
-			t.Fatalf("checkpoint %d still verifies after its shared %s was damaged", id, file)
+			t.Fatalf("checkpoint %d still verifies after %s was damaged", id, damaged[id])
 		}
 	}
 
 	before := treeDigest(t, liveDirs(cfg)...)
 	err := openRefused(t, cfg, Options{})
-	wantRecoveryError(t, err, 4, file, "--from-checkpoint 2", "3 fails verification too: corrupt file "+file)
+	wantRecoveryError(t, err, 4, damaged[4], "--from-checkpoint 2", "3 fails verification too: corrupt file "+damaged[3])
 	if strings.Contains(err.Error(), "--from-checkpoint 3") {
 		t.Errorf("the refusal suggests checkpoint 3, which fails verification: %v", err)
 	}
 	err = openRefused(t, cfg, Options{Recovery: RecoveryOptions{FromCheckpoint: 3}})
-	wantRecoveryError(t, err, 3, file, "--from-checkpoint 2")
+	wantRecoveryError(t, err, 3, damaged[3], "--from-checkpoint 2")
 	sameDigest(t, "after the refused runs", before, treeDigest(t, liveDirs(cfg)...))
 
 	if id := runWithOneTrigger(t, cfg, Options{Recovery: RecoveryOptions{FromCheckpoint: 2}}, batch4); id != 5 {
@@ -104,11 +103,29 @@ func wantRetained(t *testing.T, root string, ids ...uint64) []uint64 {
 	return kept
 }
 
-// sharedTableFile returns the path (as the manifests name it) of a table
-// file that checkpoints a and b share by hard link and older does not.
-func sharedTableFile(t *testing.T, root string, a, b, older uint64) string {
+// damageNewest damages checkpoints 4 and 3 of the run, not 2: a table file
+// of 4 that 2 does not have, in place; when it is hard-linked into 3 too
+// (the reported case: shared damage) that damages both, otherwise (Pebble
+// compacted between them) a table file of 3's own is damaged as well. It
+// returns the damaged file of each.
+func damageNewest(t *testing.T, root string) map[uint64]string {
 	t.Helper()
-	m, err := checkpoint.Read(root, a)
+	f4 := newTableFile(t, root, 4, 2)
+	flipBitInPlace(t, filepath.Join(checkpoint.Dir(root, 4), filepath.FromSlash(f4)))
+	damaged := map[uint64]string{4: f4, 3: f4}
+	if checkpoint.Verify(root, 3) == nil {
+		f3 := newTableFile(t, root, 3, 2)
+		flipBitInPlace(t, filepath.Join(checkpoint.Dir(root, 3), filepath.FromSlash(f3)))
+		damaged[3] = f3
+	}
+	return damaged
+}
+
+// newTableFile returns a table file of checkpoint id that checkpoint older
+// does not hold as the same file.
+func newTableFile(t *testing.T, root string, id, older uint64) string {
+	t.Helper()
+	m, err := checkpoint.Read(root, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +137,11 @@ func sharedTableFile(t *testing.T, root string, a, b, older uint64) string {
 		if !strings.HasSuffix(f.Path, ".sst") {
 			continue
 		}
-		fa, fb, fo := stat(a, f.Path), stat(b, f.Path), stat(older, f.Path)
-		if fa != nil && fb != nil && os.SameFile(fa, fb) && (fo == nil || !os.SameFile(fa, fo)) {
+		if fi, fo := stat(id, f.Path), stat(older, f.Path); fi != nil && (fo == nil || !os.SameFile(fi, fo)) {
 			return f.Path
 		}
 	}
-	t.Fatalf("checkpoints %d and %d share no table file that %d does not have", a, b, older)
+	t.Fatalf("checkpoint %d has no table file that %d does not have", id, older)
 	return ""
 }
 

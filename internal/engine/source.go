@@ -61,7 +61,7 @@ func (s *source) run(ctx context.Context) error {
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 				return nil
 			}
-			return fmt.Errorf("source %q (stream %s): %w", s.cfg.Name, s.cfg.Stream, err)
+			return s.fetchError(err)
 		}
 		if len(msgs) == 0 {
 			continue
@@ -73,6 +73,21 @@ func (s *source) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// fetchError says what stopped the source and what the user can do. The
+// checkpoints keep positions of the stream as it was: a source never
+// delivers a record of a recreated stream, nor one past a gap.
+func (s *source) fetchError(err error) error {
+	hint := ""
+	switch {
+	case errors.Is(err, natsio.ErrStreamRecreated), errors.Is(err, natsio.ErrStreamNotFound):
+		hint = "; the checkpoints hold positions of the old stream, which a restart refuses: " +
+			"run with --empty-state to start over on the new stream"
+	case errors.Is(err, natsio.ErrSequenceGap):
+		hint = "; a restart resumes at the last checkpoint and refuses the gap again: restore the messages, or run with --accept-gaps to resume without them"
+	}
+	return fmt.Errorf("source %q (stream %s): %w%s", s.cfg.Name, s.cfg.Stream, err, hint)
 }
 
 // injectBarrier sends the checkpoint's barrier to every task that consumes

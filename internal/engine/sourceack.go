@@ -26,32 +26,48 @@ type streamReader interface {
 // Interest stream is read through a durable consumer that is acknowledged
 // only through completed checkpoints (ackSources), so a crash never loses
 // a message the server would otherwise have removed.
+//
+// The reader refuses a stream other than the one the restored position
+// belongs to (recreated after startSequence checked it), and accepts the
+// gaps up to the stream's last sequence only when the run accepts gaps.
 func (p *Pipeline) openReader(ctx context.Context, sc *config.Source, start uint64) (streamReader, *natsio.AckingSource, error) {
-	retention, err := p.streamRetention(ctx, sc.Stream)
+	st, err := p.conn.JS.Stream(ctx, sc.Stream)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("stream %s: %w", sc.Stream, err)
 	}
-	if retention == jetstream.LimitsPolicy {
-		src, err := p.conn.OpenSource(ctx, natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start})
+	info := st.CachedInfo()
+	created := p.restoredStreamCreated(sc)
+	var through uint64
+	if p.opts.Recovery.AcceptGaps {
+		through = info.State.LastSeq
+	}
+	if info.Config.Retention == jetstream.LimitsPolicy {
+		src, err := p.conn.OpenSource(ctx, natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start,
+			StreamCreated: created, AcceptGapsThrough: through})
 		return src, nil, err
 	}
 	ack, err := p.conn.OpenAckingSource(ctx, natsio.AckingSourceSpec{
-		Stream: sc.Stream, Durable: durableName(p.cfg.Name, sc.Name), FilterSubject: sc.Subject, StartSequence: start})
+		Stream: sc.Stream, Durable: durableName(p.cfg.Name, sc.Name), FilterSubject: sc.Subject, StartSequence: start,
+		StreamCreated: created, AcceptGapsThrough: through})
 	if err != nil {
 		return nil, nil, err
 	}
 	p.logger.Info("source acknowledges through checkpoints", "source", sc.Name, "stream", sc.Stream,
-		"retention", retention.String(), "durable", durableName(p.cfg.Name, sc.Name))
+		"retention", info.Config.Retention.String(), "durable", durableName(p.cfg.Name, sc.Name))
 	return ack, ack, nil
 }
 
-// streamRetention is the retention policy of a stream.
-func (p *Pipeline) streamRetention(ctx context.Context, stream string) (jetstream.RetentionPolicy, error) {
-	st, err := p.conn.JS.Stream(ctx, stream)
-	if err != nil {
-		return 0, fmt.Errorf("stream %s: %w", stream, err)
+// restoredStreamCreated is the creation time of the stream the restored
+// checkpoint's position of sc belongs to; zero without one.
+func (p *Pipeline) restoredStreamCreated(sc *config.Source) time.Time {
+	if p.restored == nil {
+		return time.Time{}
 	}
-	return st.CachedInfo().Config.Retention, nil
+	pos, ok := recovery.Source(p.restored.Manifest, sc.Name)
+	if !ok {
+		return time.Time{}
+	}
+	return pos.StreamCreated
 }
 
 // durableName is the server-side consumer of a pipeline's source.

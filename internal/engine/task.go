@@ -14,7 +14,6 @@ import (
 	"github.com/wasmstream/wasmstream/internal/isolate"
 	"github.com/wasmstream/wasmstream/internal/protocol"
 	"github.com/wasmstream/wasmstream/internal/state"
-	"github.com/wasmstream/wasmstream/natsio"
 )
 
 // task is one parallel instance of an operator: its own wazero instance and
@@ -30,6 +29,7 @@ type task struct {
 
 	hostRecs []host.Record
 	hdrBuf   []byte
+	prepared []preparedOutput // the accepted attempt's outputs, built for their sinks (payload.go)
 
 	clock  *batchClock // processing time of state TTLs, read per batch
 	outbox taskOutbox  // transactional outputs since the last snapshot
@@ -166,12 +166,14 @@ func (t *task) processChunk(ctx context.Context, recs []inputRecord) error {
 }
 
 // processBatch runs a batch under the failure policy (internal/isolate): a
-// record that makes the guest fail is isolated to the dead-letter subject
-// and the rest of the batch runs again (the failed attempt's state writes
-// and outputs were discarded).
+// record that makes the guest fail, or that has an output its sink cannot
+// publish (prepareOutputs), is isolated to the dead-letter subject and the
+// rest of the batch runs again (the failed attempt's state writes and
+// outputs were discarded).
 func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
 	recs = t.op.p.skipDeadLettered(t.op, recs)
 	var deadLetterErr error
+	t.resetPrepared()
 	r := isolate.Runner{
 		Inst:          t.inst,
 		Renew:         t.renewInstance,
@@ -180,6 +182,7 @@ func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
 			deadLetterErr = t.deadLetter(ctx, &recs[i], ge)
 			return deadLetterErr
 		},
+		CheckOutputs: func(outs []host.Output) (int, string) { return t.prepareOutputs(recs, outs) },
 	}
 	res, err := r.Run(ctx, t.toHost(recs))
 	t.inst = r.Inst
@@ -187,7 +190,7 @@ func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
 	switch {
 	case err == nil:
 		t.processed.Add(uint64(len(recs) - len(res.Isolated)))
-		return t.publish(ctx, recs, res.Outputs)
+		return t.publish(ctx)
 	case deadLetterErr != nil:
 		return deadLetterErr
 	case errors.Is(err, isolate.ErrFaultOutsideRecord) && errors.As(err, &ge):
@@ -206,27 +209,21 @@ func (t *task) toHost(recs []inputRecord) []host.Record {
 	return t.hostRecs
 }
 
-func (t *task) publish(ctx context.Context, recs []inputRecord, outs []host.Output) error {
-	ids := outputIDs{pipeline: t.op.p.cfg.Name, operator: t.op.cfg.Name}
-	for i := range outs {
-		o := &outs[i]
-		r := &recs[o.Record]
-		sink := t.op.sinks[o.Output]
-		msg := natsio.OutMessage{
-			Subject: sink.cfg.Subject,
-			MsgID:   ids.forRecord(sink.cfg.Mode, t.op.p.sources[r.source], r, o.Seq),
-			Data:    append([]byte(nil), o.Value...),
-			Header:  outputHeader(natsHeader(o.Headers), o.Key),
-		}
-		if sink.cfg.Mode == config.ModeTransactional {
-			t.outbox.stage(msg)
+// publish sends the accepted outputs (prepareOutputs) to their sinks, or
+// stages those of transactional sinks for the next snapshot.
+func (t *task) publish(ctx context.Context) error {
+	for i := range t.prepared {
+		out := &t.prepared[i]
+		if out.sink.cfg.Mode == config.ModeTransactional {
+			t.outbox.stage(out.msg)
 			continue
 		}
-		if err := t.op.p.sink.Publish(ctx, msg); err != nil {
-			return fmt.Errorf("operator %q: publish to sink %q (subject %s): %w", t.op.cfg.Name, sink.cfg.Name, sink.cfg.Subject, err)
+		if err := t.op.p.sink.Publish(ctx, out.msg); err != nil {
+			return fmt.Errorf("operator %q: publish to sink %q (subject %s): %w", t.op.cfg.Name, out.sink.cfg.Name, out.sink.cfg.Subject, err)
 		}
 	}
-	t.emitted.Add(uint64(len(outs)))
+	t.emitted.Add(uint64(len(t.prepared)))
+	t.resetPrepared()
 	return nil
 }
 

@@ -61,13 +61,12 @@ func Validate(ctx context.Context, cfg *config.Pipeline) ([]ModuleReport, error)
 // addStates runs the module's ws_init once, with the operator's config, to
 // learn its state declarations, and fills the effective TTLs and warnings.
 func (r *ModuleReport) addStates(ctx context.Context, cfg *config.Pipeline, oc *config.Operator, mod *host.Module) error {
-	inst, err := mod.Instantiate(ctx, host.InstanceConfig{Operator: oc.Name, Config: oc.Config,
-		BatchTimeout: oc.Limits.BatchTimeout, MaxValueLen: oc.Limits.MaxValueBytes}, noState{})
+	decls, err := mod.CheckInit(ctx, host.InstanceConfig{Operator: oc.Name, Config: oc.Config,
+		BatchTimeout: oc.Limits.BatchTimeout, MaxValueLen: oc.Limits.MaxValueBytes})
 	if err != nil {
 		return fmt.Errorf("%s: operator %q: %w", config.Pos(oc.ModuleRange), oc.Name, err)
 	}
-	defer inst.Close(ctx)
-	r.Declarations = inst.Declarations()
+	r.Declarations = decls
 	eff := effectiveTTLs(oc, r.Declarations)
 	for _, name := range slices.Sorted(maps.Keys(eff)) {
 		r.TTLs = append(r.TTLs, ttlLine(name, eff[name]))
@@ -83,20 +82,6 @@ func ttlLine(name string, s stateTTL) string {
 	}
 	return fmt.Sprintf("%s: ttl %s, %s, %s, %s (from %s)", name, s.TTL.Duration, s.TTL.Update, s.TTL.Visibility, s.TTL.TimeDomain, s.From)
 }
-
-// noState is the state of validate's instance: ws_init cannot reach state
-// (NO_RECORD), so none of this is ever called.
-type noState struct{}
-
-var errNoState = errors.New("validate: no state during ws_init")
-
-func (noState) SetCurrentRecord([]byte, int64) error { return errNoState }
-func (noState) Get([]byte) ([]byte, bool, error)     { return nil, false, errNoState }
-func (noState) Put([]byte, []byte) error             { return errNoState }
-func (noState) Delete([]byte) error                  { return errNoState }
-func (noState) BeginBatch()                          {}
-func (noState) CommitBatch()                         {}
-func (noState) RollbackBatch()                       {}
 
 // resolveForValidate fetches registry modules through the pipeline's
 // server (a temporary embedded one when no pipeline runs).

@@ -21,13 +21,12 @@ import (
 // probeDeclarations runs the module's ws_init once, with the operator's
 // config, to learn its state declarations before any state exists.
 func (op *operator) probeDeclarations(ctx context.Context) error {
-	inst, err := op.module.Instantiate(ctx, host.InstanceConfig{Operator: op.cfg.Name, Config: op.cfg.Config,
-		BatchTimeout: op.cfg.Limits.BatchTimeout, MaxValueLen: op.cfg.Limits.MaxValueBytes, Clock: op.p.opts.Clock}, noState{})
+	decls, err := op.module.CheckInit(ctx, host.InstanceConfig{Operator: op.cfg.Name, Config: op.cfg.Config,
+		BatchTimeout: op.cfg.Limits.BatchTimeout, MaxValueLen: op.cfg.Limits.MaxValueBytes, Clock: op.p.opts.Clock})
 	if err != nil {
 		return err
 	}
-	defer inst.Close(ctx)
-	op.declared = inst.Declarations()
+	op.declared = decls
 	return nil
 }
 

@@ -8,17 +8,23 @@
 //   - a failure outside any record (Record -1) blames none: the batch runs
 //     again once on a new instance, and a second such failure in a row is
 //     ErrFaultOutsideRecord;
+//   - a record with an output the caller cannot deliver (Runner.CheckOutputs,
+//     e.g. one over the server's max payload) is isolated the same way: the
+//     check runs before the batch's state writes are committed, so the
+//     record leaves no state behind, and the instance is kept;
 //   - any other error (a host failure, e.g. storage) is not the guest's fault
 //     and is returned as is.
 //
-// What the caller does with an isolated record (dead-letter it, count it)
-// and before each attempt (tick a clock) are callbacks of the Runner.
+// What the caller does with an isolated record (dead-letter it, count it),
+// before each attempt (tick a clock) and with each attempt's outputs (check
+// them) are callbacks of the Runner.
 package isolate
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/wasmstream/wasmstream/host"
 )
@@ -41,6 +47,13 @@ type Runner struct {
 	// index in the batch passed to Run, before the rest of the batch runs
 	// again. An error stops Run and is returned as is.
 	OnIsolate func(ctx context.Context, index int, err *host.GuestError) error
+	// CheckOutputs, when not nil, vets the outputs of each attempt that the
+	// guest completed, before its state writes are committed (their Record
+	// is the index in the batch passed to Run). It returns the index of a
+	// record to isolate with the reason (a *host.GuestError of kind
+	// host.ErrOutputRefused), or -1 to accept the attempt. The outputs it
+	// accepted are those Run returns.
+	CheckOutputs func(outs []host.Output) (record int, reason string)
 }
 
 // Isolated is a record the policy took out of a batch.
@@ -73,9 +86,9 @@ func (r *Runner) Run(ctx context.Context, recs []host.Record) (Result, error) {
 		if r.BeforeAttempt != nil {
 			r.BeforeAttempt()
 		}
-		outs, err := r.Inst.Process(ctx, pending)
+		outs, err := r.Inst.ProcessChecked(ctx, pending, r.check(index))
 		if err == nil {
-			res.Outputs = remap(outs, index)
+			res.Outputs = outs // check mapped their records back to recs
 			return res, nil
 		}
 		var ge *host.GuestError
@@ -110,6 +123,26 @@ func (r *Runner) Run(ctx context.Context, recs []host.Record) (Result, error) {
 		index = append(index[:ge.Record:ge.Record], index[ge.Record+1:]...)
 	}
 	return res, nil
+}
+
+// check maps an attempt's outputs back to the batch passed to Run (index
+// as in Run) and runs CheckOutputs on them; the record it refuses is
+// reported to the instance by its position in the attempt.
+func (r *Runner) check(index []int) host.OutputCheck {
+	return func(outs []host.Output) (int, string) {
+		remap(outs, index)
+		if r.CheckOutputs == nil {
+			return -1, ""
+		}
+		at, reason := r.CheckOutputs(outs)
+		if at < 0 || index == nil {
+			return at, reason
+		}
+		if i := slices.Index(index, at); i >= 0 {
+			return i, reason
+		}
+		return len(index), reason // not in this attempt: Run reports the bad index
+	}
 }
 
 func (r *Runner) renewIfClosed(ctx context.Context) error {

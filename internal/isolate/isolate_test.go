@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wasmstream/wasmstream/host"
@@ -231,5 +232,77 @@ func TestHostFailureReturnedAsIs(t *testing.T) {
 	res, err := r.Run(ctx, []host.Record{{Key: key, Value: []byte("o")}})
 	if !errors.Is(err, state.ErrKeyOutOfRange) || errors.As(err, new(*host.GuestError)) || len(res.Isolated) != 0 {
 		t.Fatalf("got %v, isolated %v; want the backend's ErrKeyOutOfRange and no isolation", err, res.Isolated)
+	}
+}
+
+// CheckOutputs sees each attempt's outputs mapped to the caller's batch;
+// a record it refuses is isolated like one the guest rejected (the
+// instance is kept) and the rest of the batch runs again, until an attempt
+// is accepted.
+func TestCheckOutputsIsolatesRefusedRecords(t *testing.T) {
+	g := newGuest(t, fullRange)
+	ctx := context.Background()
+	inst, err := g.instance(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(ctx)
+	attempts := 0
+	var seen []string
+	r := isolate.Runner{
+		Inst:          inst,
+		BeforeAttempt: func() { attempts++ },
+		CheckOutputs: func(outs []host.Output) (int, string) {
+			for _, o := range outs {
+				if int(o.Key[1]-'0') != o.Record {
+					t.Errorf("output of record %d has the key of record %d", o.Record, o.Key[1]-'0')
+				}
+				if o.Record == 2 || o.Record == 4 {
+					seen = append(seen, string(o.Key))
+					return o.Record, "too large"
+				}
+			}
+			return -1, ""
+		},
+	}
+	res, err := r.Run(ctx, batch("o", "e", "o", "o", "o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var isolated, outputs []int
+	for _, x := range res.Isolated {
+		isolated = append(isolated, x.Index)
+	}
+	for _, o := range res.Outputs {
+		outputs = append(outputs, o.Record)
+	}
+	if !slices.Equal(isolated, []int{1, 2, 4}) || !slices.Equal(outputs, []int{0, 3}) || attempts != 4 || r.Inst != inst || inst.Closed() {
+		t.Fatalf("isolated %v, outputs %v, %d attempts, instance kept %v; want [1 2 4], [0 3], 4 attempts on the same instance",
+			isolated, outputs, attempts, r.Inst == inst && !inst.Closed())
+	}
+	for _, x := range res.Isolated[1:] {
+		if !errors.Is(x.Err, host.ErrOutputRefused) || x.Err.Detail != "too large" {
+			t.Errorf("record %d isolated with %v, want ErrOutputRefused with the check's reason", x.Index, x.Err)
+		}
+	}
+	if !slices.Equal(seen, []string{"k2", "k4"}) {
+		t.Errorf("refused %v, want k2 then k4", seen)
+	}
+}
+
+// A check that names a record outside the attempt is a bug reported as an
+// error, not an accepted attempt.
+func TestCheckOutputsBadIndexFails(t *testing.T) {
+	g := newGuest(t, fullRange)
+	ctx := context.Background()
+	inst, err := g.instance(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(ctx)
+	r := isolate.Runner{Inst: inst, CheckOutputs: func([]host.Output) (int, string) { return 0, "refused twice" }}
+	_, err = r.Run(ctx, batch("o", "e", "o"))
+	if err == nil || !strings.Contains(err.Error(), "host blamed record") {
+		t.Fatalf("got %v, want the bad index reported", err)
 	}
 }

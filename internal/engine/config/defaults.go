@@ -23,6 +23,9 @@ const (
 	DefaultMaxValueBytes     = 1 << 20
 	DefaultMaxEmitsPerRecord = 64
 	DefaultSinkMode          = ModeIdempotent
+	// DefaultMaxTableElements bounds a guest's tables (host.DefaultMaxTableElements): 15 times
+	// the function table of the largest shipped Go guest (6,403 elements).
+	DefaultMaxTableElements = 100_000
 )
 
 // Defaults of the checkpoint block. min_pause and alignment_timeout default to 0: no pause
@@ -58,6 +61,14 @@ const DefaultRetention = "limits"
 // DefaultSinkBatchSize is the most outputs per atomic batch: the server's default limit.
 const DefaultSinkBatchSize = 1000
 
+// Bounds of server.max_payload. Below 128 KiB the module registry cannot store a module (Object
+// Store chunks are 128 KiB); above 64 MiB nats-server refuses to start (its max_pending), and above
+// 8 MiB it warns.
+const (
+	MinMaxPayload = 128 << 10
+	MaxMaxPayload = 64 << 20
+)
+
 // Bounds of numeric settings. They exist to catch typos and values the engine cannot honour,
 // not to tune anything.
 const (
@@ -66,6 +77,7 @@ const (
 	wasmPageBytes     = 64 << 10
 	maxBatchSize      = 65536
 	maxEmitsPerRecord = 65536
+	maxTableElements  = 1 << 27 // wazero's own bound on a table (host.MaxTableElementsLimit)
 	maxPort           = 65535
 	maxInt64          = 1<<63 - 1
 	maxFileBytes      = 16 << 20 // config file, config_file and file() arguments

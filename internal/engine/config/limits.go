@@ -9,6 +9,7 @@ func defaultLimits() Limits {
 		BatchSize:         DefaultBatchSize,
 		MaxValueBytes:     DefaultMaxValueBytes,
 		MaxEmitsPerRecord: DefaultMaxEmitsPerRecord,
+		MaxTableElements:  DefaultMaxTableElements,
 	}
 }
 
@@ -21,6 +22,7 @@ func (d *decoder) decodeLimits(b *hcl.Block, owner string) Limits {
 		BatchSize:         int(a.integer("batch_size", 1, maxBatchSize, DefaultBatchSize)),
 		MaxValueBytes:     int(a.integer("max_value_bytes", 1, maxMemoryPages*wasmPageBytes, DefaultMaxValueBytes)),
 		MaxEmitsPerRecord: int(a.integer("max_emits_per_record", 1, maxEmitsPerRecord, DefaultMaxEmitsPerRecord)),
+		MaxTableElements:  uint32(a.integer("max_table_elements", 1, maxTableElements, DefaultMaxTableElements)),
 	}
 	checkValueFits(a, l)
 	return l

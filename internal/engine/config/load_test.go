@@ -190,13 +190,13 @@ func wantFull(dir string) *Pipeline {
 			Config:            []byte(`{"dedup":true}`),
 			Outputs:           map[string]string{"out": "risk-totals", "alerts": "risk-alerts"},
 			DeadLetterSubject: "wasmstream.dlq.payment-risk.risk",
-			Limits:            Limits{MemoryPages: 1024, BatchTimeout: 2 * time.Second, BatchSize: 256, MaxValueBytes: 65536, MaxEmitsPerRecord: 8},
+			Limits:            Limits{MemoryPages: 1024, BatchTimeout: 2 * time.Second, BatchSize: 256, MaxValueBytes: 65536, MaxEmitsPerRecord: 8, MaxTableElements: 5000},
 			Range:             at(41),
 			ModuleRange:       at(42),
 		}},
 		Sinks: []Sink{
-			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", BatchSize: 1000, Range: at(63)},
-			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "idempotent", BatchSize: 1000, Range: at(68)},
+			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", BatchSize: 1000, Range: at(64)},
+			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "idempotent", BatchSize: 1000, Range: at(69)},
 		},
 	}
 }
@@ -223,7 +223,7 @@ func wantMinimal(dir string) *Pipeline {
 			MaxParallelism:    128,
 			Outputs:           map[string]string{"out": "counts"},
 			DeadLetterSubject: "wasmstream.dlq.minimal.count",
-			Limits:            Limits{MemoryPages: 512, BatchTimeout: 5 * time.Second, BatchSize: 512, MaxValueBytes: 1 << 20, MaxEmitsPerRecord: 64},
+			Limits:            Limits{MemoryPages: 512, BatchTimeout: 5 * time.Second, BatchSize: 512, MaxValueBytes: 1 << 20, MaxEmitsPerRecord: 64, MaxTableElements: 100_000},
 			Range:             at(16),
 			ModuleRange:       at(17),
 		}},

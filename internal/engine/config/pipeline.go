@@ -42,6 +42,9 @@ type Server struct {
 	User, Password, Token string
 	// EmbeddedPort is the client port of the embedded server.
 	EmbeddedPort int
+	// MaxPayload is the embedded server's max_payload in bytes: the largest message, headers
+	// and data, it accepts. 0 means the server's default (1 MiB).
+	MaxPayload int
 }
 
 // Log configures the process's log output.
@@ -118,6 +121,9 @@ type Limits struct {
 	BatchSize         int // records per guest call
 	MaxValueBytes     int // largest state value or emitted value
 	MaxEmitsPerRecord int
+	// MaxTableElements bounds the guest's tables: each must fit, and their maxima together
+	// (8 bytes per element in the host).
+	MaxTableElements uint32
 }
 
 // Operator is one WebAssembly module with its inputs, key, parallelism and outputs.

@@ -20,7 +20,7 @@ var fileSchema = &hcl.BodySchema{
 }
 
 var serverSchema = &hcl.BodySchema{
-	Attributes: attributes("url", "credentials", "user", "password", "token", "embedded_port"),
+	Attributes: attributes("url", "credentials", "user", "password", "token", "embedded_port", "max_payload"),
 }
 
 var logSchema = &hcl.BodySchema{Attributes: attributes("format", "level")}
@@ -46,7 +46,7 @@ var keySchema = &hcl.BodySchema{Attributes: attributes("json_field", "subject_to
 
 var limitsSchema = &hcl.BodySchema{
 	Attributes: attributes("memory_pages", "batch_timeout", "batch_size", "max_value_bytes",
-		"max_emits_per_record"),
+		"max_emits_per_record", "max_table_elements"),
 }
 
 var sinkSchema = &hcl.BodySchema{Attributes: attributes("subject", "mode", "batch_size")}

@@ -20,6 +20,7 @@ func (d *decoder) decodeServer(b *hcl.Block) Server {
 		Password:     a.strOr("password", ""),
 		Token:        a.strOr("token", ""),
 		EmbeddedPort: int(a.integer("embedded_port", 1, maxPort, DefaultEmbeddedPort)),
+		MaxPayload:   int(a.integer("max_payload", MinMaxPayload, MaxMaxPayload, 0)),
 	}
 	if creds := a.strOr("credentials", ""); creds != "" {
 		s.Credentials = resolve(d.dir, creds)
@@ -29,10 +30,12 @@ func (d *decoder) decodeServer(b *hcl.Block) Server {
 	}
 	checkAuth(a, s)
 	checkEmbedded(a, s)
+	// Drop what checkEmbedded warned about so that the effective config shows what is used: the
+	// embedded server runs without authentication, and only it takes max_payload.
 	if s.URL == "" {
-		// The embedded server runs without authentication: drop what checkEmbedded warned about
-		// so that the effective config shows what is used.
 		s.Credentials, s.User, s.Password, s.Token = "", "", "", ""
+	} else {
+		s.MaxPayload = 0
 	}
 	return s
 }
@@ -92,11 +95,14 @@ func checkAuth(a *attrs, s Server) {
 }
 
 // checkEmbedded warns about settings that the chosen mode ignores: authentication only applies
-// to a server at url, embedded_port only to the embedded server.
+// to a server at url, embedded_port and max_payload only to the embedded server.
 func checkEmbedded(a *attrs, s Server) {
 	if s.URL != "" {
 		if a.has("embedded_port") {
 			a.warnf("embedded_port", "ignored because url is set (no embedded server is started); remove it")
+		}
+		if a.has("max_payload") {
+			a.warnf("max_payload", "ignored because url is set: the server at url has its own max_payload (its configuration file); remove it")
 		}
 		return
 	}

@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestValidServerURLs(t *testing.T) {
 	for s, want := range map[string]bool{
@@ -48,6 +51,8 @@ func TestServerModes(t *testing.T) {
 		{"server {\n  embedded_port = 14222\n}\n", Server{EmbeddedPort: 14222}, 0},
 		{"server {\n  url = \"\"\n  token = \"t\"\n}\n", Server{EmbeddedPort: 4222}, 1},
 		{"server {\n  url = \"nats://h:4222\"\n  token = \"t\"\n}\n", Server{URL: "nats://h:4222", Token: "t", EmbeddedPort: 4222}, 0},
+		{"server {\n  max_payload = 262144\n}\n", Server{EmbeddedPort: 4222, MaxPayload: 262144}, 0},
+		{"server {\n  url = \"nats://h:4222\"\n  max_payload = 262144\n}\n", Server{URL: "nats://h:4222", EmbeddedPort: 4222}, 1},
 	} {
 		p, diags, err := Parse([]byte(base+tc.server), "/cfg/p.hcl")
 		if err != nil {
@@ -55,6 +60,34 @@ func TestServerModes(t *testing.T) {
 		}
 		if p.Server != tc.want || len(diags.Warnings()) != tc.warnings {
 			t.Errorf("%q: server %+v, warnings %v; want %+v and %d warnings", tc.server, p.Server, diags, tc.want, tc.warnings)
+		}
+	}
+}
+
+// The embedded server's max_payload is printed in the effective config and reads back; without
+// it the printed config says nothing (the server's default).
+func TestMaxPayloadPrinted(t *testing.T) {
+	base := "name = \"p\"\nstream \"S\" {\n  subjects = [\"in.>\", \"out.>\"]\n}\nsource \"in\" {\n  stream  = \"S\"\n  subject = \"in.>\"\n}\n" +
+		"operator \"o\" {\n  module = \"o.wasm\"\n  inputs = [\"in\"]\n  key {\n    json_field = \"id\"\n  }\n  outputs = { out = \"out\" }\n}\n" +
+		"sink \"out\" {\n  subject = \"out.x\"\n}\n"
+	for _, tc := range []struct {
+		server  string
+		printed bool
+	}{
+		{"server {\n  max_payload = 8388608\n}\n", true},
+		{"", false},
+	} {
+		p, _, err := Parse([]byte(base+tc.server), "/cfg/p.hcl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		printed := p.String()
+		if strings.Contains(printed, "max_payload") != tc.printed {
+			t.Errorf("%q: printed config (max_payload printed: want %v):\n%s", tc.server, tc.printed, printed)
+		}
+		again, _, err := Parse([]byte(printed), "/cfg/p.hcl")
+		if err != nil || again.Server != p.Server {
+			t.Errorf("%q: read back as %+v (%v), want %+v", tc.server, again.Server, err, p.Server)
 		}
 	}
 }

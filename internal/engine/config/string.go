@@ -51,6 +51,9 @@ func (p *Pipeline) writeServer(b *hclwrite.Body) {
 	s := p.Server
 	if s.URL == "" {
 		b.SetAttributeValue("embedded_port", cty.NumberIntVal(int64(s.EmbeddedPort)))
+		if s.MaxPayload != 0 {
+			b.SetAttributeValue("max_payload", cty.NumberIntVal(int64(s.MaxPayload)))
+		}
 		return
 	}
 	b.SetAttributeValue("url", cty.StringVal(redactURLs(s.URL)))
@@ -166,6 +169,7 @@ func writeLimits(b *hclwrite.Body, l Limits) {
 	b.SetAttributeValue("batch_size", cty.NumberIntVal(int64(l.BatchSize)))
 	b.SetAttributeValue("max_value_bytes", cty.NumberIntVal(int64(l.MaxValueBytes)))
 	b.SetAttributeValue("max_emits_per_record", cty.NumberIntVal(int64(l.MaxEmitsPerRecord)))
+	b.SetAttributeValue("max_table_elements", cty.NumberUIntVal(uint64(l.MaxTableElements)))
 }
 
 func writeSink(body *hclwrite.Body, s Sink) {

@@ -57,6 +57,7 @@ operator "risk" {
     batch_size           = 256
     max_value_bytes      = 65536
     max_emits_per_record = 8
+    max_table_elements   = 5000
   }
 }
 
