@@ -5,8 +5,8 @@ import "fmt"
 // ModuleLimits bound the shape of a module: what wazero allocates while
 // it decodes, validates and compiles it, and what its tables may grow to
 // while it runs. The module size alone does not bound these: 8.9 KB
-// declaring 1,000 functions of 50,000 locals each took over 4 GiB to
-// compile. The zero value of a field means its default; the defaults
+// declaring 1,000 functions of 50,000 locals each took over 4 GiB in
+// operator push. The zero value of a field means its default; the defaults
 // and the measurements behind them are in RATIONALE.md.
 type ModuleLimits struct {
 	// MaxFunctions bounds the functions, imported and defined.
@@ -23,24 +23,25 @@ type ModuleLimits struct {
 	// MaxDeclarations bounds the types, imports and globals together:
 	// wazero's compiler engine walks all of them for every function it
 	// compiles, so compile time grows with them times the functions
-	// (about 10 ns each: 1,000,000 types and 99,000 functions still
+	// (about 10 ns each: 1,000,000 types and 99,000 functions had not
 	// compiled after 15 minutes).
 	MaxDeclarations uint32
 	// MaxEntries bounds the entries of the other sections together:
 	// types, imports, globals, exports, tables, element and data
-	// segments, tags (wazero keeps 70 to 300 bytes for each).
+	// segments, tags (wazero keeps 90 to 360 bytes for each).
 	MaxEntries uint32
-	// MaxTableElements bounds the tables: every table must declare a
-	// maximum size, and the maxima together may not exceed it. wazero
-	// keeps 8 bytes per element and enforces a declared maximum on
-	// table.grow, so an instance's tables take at most 8 bytes times
-	// this (the operator's limits.max_table_elements).
+	// MaxTableElements bounds the tables (the operator's
+	// limits.max_table_elements): the declared maxima together may not
+	// exceed it, and a table that declares none is given what the others
+	// leave (see checkTables). wazero keeps 8 bytes per element and
+	// enforces a declared maximum on table.grow, so an instance's tables
+	// take at most 8 bytes times this.
 	MaxTableElements uint32
 }
 
-// Defaults of ModuleLimits: 7 to 100 times what the largest shipped guest
+// Defaults of ModuleLimits: 7 to 200 times what the largest shipped guest
 // (the 3.7 MB Go operator of examples/payment-risk) has, and low enough
-// that the worst module accepted costs a few hundred MiB to compile
+// that the worst module accepted costs about 1.3 GiB and 14 s to compile
 // (RATIONALE.md, "Module limits"; BENCHMARKS.md).
 const (
 	DefaultMaxFunctions      = 100_000   // Go guest: 2,330
@@ -58,18 +59,18 @@ const (
 const MaxTableElementsLimit = 1 << 27
 
 func (l ModuleLimits) withDefaults() ModuleLimits {
-	l.MaxFunctions = or(l.MaxFunctions, DefaultMaxFunctions)
-	l.MaxFunctionLocals = or(l.MaxFunctionLocals, DefaultMaxFunctionLocals)
-	l.MaxLocals = or(l.MaxLocals, DefaultMaxLocals)
-	l.MaxFunctionBytes = or(l.MaxFunctionBytes, DefaultMaxFunctionBytes)
-	l.MaxCodeBytes = or(l.MaxCodeBytes, DefaultMaxCodeBytes)
-	l.MaxDeclarations = or(l.MaxDeclarations, DefaultMaxDeclarations)
-	l.MaxEntries = or(l.MaxEntries, DefaultMaxEntries)
-	l.MaxTableElements = min(or(l.MaxTableElements, DefaultMaxTableElements), MaxTableElementsLimit)
+	l.MaxFunctions = orDefault(l.MaxFunctions, DefaultMaxFunctions)
+	l.MaxFunctionLocals = orDefault(l.MaxFunctionLocals, DefaultMaxFunctionLocals)
+	l.MaxLocals = orDefault(l.MaxLocals, DefaultMaxLocals)
+	l.MaxFunctionBytes = orDefault(l.MaxFunctionBytes, DefaultMaxFunctionBytes)
+	l.MaxCodeBytes = orDefault(l.MaxCodeBytes, DefaultMaxCodeBytes)
+	l.MaxDeclarations = orDefault(l.MaxDeclarations, DefaultMaxDeclarations)
+	l.MaxEntries = orDefault(l.MaxEntries, DefaultMaxEntries)
+	l.MaxTableElements = min(orDefault(l.MaxTableElements, DefaultMaxTableElements), MaxTableElementsLimit)
 	return l
 }
 
-func or[T uint32 | uint64](v, def T) T {
+func orDefault[T uint32 | uint64](v, def T) T {
 	if v == 0 {
 		return def
 	}

@@ -62,8 +62,23 @@ func TestModuleLimitsRefuseShapesOverThem(t *testing.T) {
 	}
 }
 
+// TestHugeLocalCountsAreRefused: a locals count of 2^32-1 in one
+// declaration, or counts that add up past the limit in several, are
+// refused as the body is read, before the sum can grow further.
+func TestHugeLocalCountsAreRefused(t *testing.T) {
+	for name, wasm := range map[string][]byte{
+		"one group":  module(section(10, 1, 7, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x7f, 0x0b)),
+		"two groups": module(section(10, 1, 9, 2, 0xb0, 0xea, 0x01, 0x7f, 0xb0, 0xea, 0x01, 0x7f, 0x0b)), // 2 × 30,000
+	} {
+		if _, err := CheckStructure(wasm, ModuleLimits{}); !errors.Is(err, ErrModuleLimit) {
+			t.Errorf("%s: %v, want ErrModuleLimit", name, err)
+		}
+	}
+}
+
 // TestModuleLimitsAreSettable: a limit set lower refuses what the default
-// accepts, and one set higher accepts what the default refuses.
+// accepts, and one set higher accepts what the default refuses; String
+// prints the effective limits.
 func TestModuleLimitsAreSettable(t *testing.T) {
 	tables := wasmgen.Module(wasmgen.Shape{Table: true, TableMin: 1, TableMax: 500})
 	if _, err := CheckStructure(tables, ModuleLimits{MaxTableElements: 499}); !errors.Is(err, ErrModuleLimit) {
@@ -72,6 +87,11 @@ func TestModuleLimitsAreSettable(t *testing.T) {
 	many := wasmgen.Module(wasmgen.Shape{Functions: DefaultMaxFunctions})
 	if _, err := CheckStructure(many, ModuleLimits{MaxFunctions: 2 * DefaultMaxFunctions}); err != nil {
 		t.Errorf("functions at a raised limit: %v", err)
+	}
+	want := "functions 100000, locals 50000 per function and 1000000 in all, code 524288 bytes per function and 16777216 in all, " +
+		"10000 types, imports and globals, 1000000 section entries, table elements 7"
+	if s := (ModuleLimits{MaxTableElements: 7}).String(); s != want {
+		t.Errorf("String() = %q, want %q", s, want)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package host runs operator modules in wazero sandboxes: compilation and its
 // cache, validation against the ABI, instance lifecycle, the host functions
-// of ABI v1 and the sandbox limits (memory pages, per-batch deadline).
+// of ABI v1 and the sandbox limits (memory pages, per-batch deadline, and
+// the module limits checked before a module is compiled: ModuleLimits).
 package host
 
 import (

@@ -1,8 +1,6 @@
 package host
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // Shape is what CheckStructure counted in a module.
 type Shape struct {
@@ -45,21 +43,21 @@ type MemoryShape struct {
 // count records a section's vector count.
 func (s *Shape) count(id byte, n uint32) {
 	switch id {
-	case 1:
+	case secType:
 		s.Types += n
 	case secImport:
 		s.Imports += n
 	case secFunction:
 		s.funcDecls += n
-	case 6:
+	case secGlobal:
 		s.Globals += n
-	case 7:
+	case secExport:
 		s.Exports += n
-	case 9:
+	case secElement:
 		s.Elements += n
 	case secCode:
 		s.bodies += n
-	case 11:
+	case secData:
 		s.Datas += n
 	case secTag:
 		s.Tags += n

@@ -1,8 +1,6 @@
 package host
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // CheckStructure walks a module's sections before wazero decodes it and
 // returns the module's shape, or an error for a module that would make
@@ -15,11 +13,13 @@ import (
 //     they were refused; every entry of these vectors takes at least one
 //     byte, so the check is exact for well-formed modules;
 //   - one over lim (errors.Is(err, ErrModuleLimit)): too many functions,
-//     locals, code bytes or entries of another index space, whose decoding
-//     and compilation cost memory in proportion (see ModuleLimits), or a
-//     table without a maximum or larger than lim.MaxTableElements, which
-//     table.grow would let the guest allocate at run time.
+//     locals, code bytes, declarations or section entries, whose decoding
+//     and compilation cost memory or time in proportion (see
+//     ModuleLimits), or tables larger than lim.MaxTableElements, which
+//     instantiation and table.grow would allocate.
 //
+// A table that declares no maximum is given one within the limit
+// (Shape.UnboundedTables; Compile writes it into the bytes it compiles).
 // Zero fields of lim take the defaults. The rest (opcodes, types, the
 // memory limit) is left to wazero's validation.
 func CheckStructure(wasm []byte, lim ModuleLimits) (Shape, error) {
@@ -32,18 +32,24 @@ func CheckStructure(wasm []byte, lim ModuleLimits) (Shape, error) {
 		return Shape{}, err
 	}
 	w.shape.finish()
-	return w.shape, w.lim.check(&w.shape)
+	err := w.lim.check(&w.shape)
+	return w.shape, err
 }
 
 // Section ids (WebAssembly core spec §5.5; tag: exception handling).
 const (
 	secCustom    = 0
+	secType      = 1
 	secImport    = 2
 	secFunction  = 3
 	secTable     = 4
 	secMemory    = 5
+	secGlobal    = 6
+	secExport    = 7
 	secStart     = 8 // one function index, not a vector
+	secElement   = 9
 	secCode      = 10
+	secData      = 11
 	secDataCount = 12
 	secTag       = 13
 )
