@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
+	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
 // archiveEntry is one file of an archive, for tests that rebuild archives.
@@ -60,8 +63,8 @@ func joinArchive(t testing.TB, entries []archiveEntry) []byte {
 func TestArchiveRoundTrip(t *testing.T) {
 	f := newSPFixture(t)
 	sp := f.savepoint(t, 5, "before-v2")
-	data := archiveOf(t, f.spRoot, "before-v2")
-	if again := archiveOf(t, f.spRoot, "before-v2"); !bytes.Equal(again, data) {
+	data := archiveOf(t, f.SavepointRoot, "before-v2")
+	if again := archiveOf(t, f.SavepointRoot, "before-v2"); !bytes.Equal(again, data) {
 		t.Fatal("two exports of one savepoint differ")
 	}
 	var names []string
@@ -72,7 +75,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	for _, fe := range sp.Manifest.Files {
 		want = append(want, fe.Path)
 	}
-	want = append(want, "modules/"+sha256Hex(spModule)+".wasm")
+	want = append(want, "modules/"+checkpointtest.ModuleSHA256+".wasm")
 	if !reflect.DeepEqual(names, want) {
 		t.Fatalf("archive entries %v, want %v", names, want)
 	}
@@ -95,34 +98,34 @@ func TestArchiveRoundTrip(t *testing.T) {
 func TestImportArchiveNames(t *testing.T) {
 	f := newSPFixture(t)
 	f.savepoint(t, 1, "x")
-	data := archiveOf(t, f.spRoot, "x")
+	data := archiveOf(t, f.SavepointRoot, "x")
 	// The same savepoint again: nothing to do.
-	before := dirDigest(t, f.spRoot)
-	if _, already, err := ImportArchive(bytes.NewReader(data), f.spRoot, ""); err != nil || !already {
+	before := dirDigest(t, f.SavepointRoot)
+	if _, already, err := ImportArchive(bytes.NewReader(data), f.SavepointRoot, ""); err != nil || !already {
 		t.Fatalf("re-import: already %v, %v", already, err)
 	}
-	sameDirDigest(t, "savepoints", before, dirDigest(t, f.spRoot))
+	sameDirDigest(t, "savepoints", before, dirDigest(t, f.SavepointRoot))
 	// Under another name: a new savepoint that says so.
-	sp, _, err := ImportArchive(bytes.NewReader(data), f.spRoot, "y")
+	sp, _, err := ImportArchive(bytes.NewReader(data), f.SavepointRoot, "y")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp.Info.Name != "y" || VerifySavepoint(f.spRoot, "y") != nil {
+	if sp.Info.Name != "y" || VerifySavepoint(f.SavepointRoot, "y") != nil {
 		t.Fatalf("renamed import: %+v", sp.Info)
 	}
 	// Another savepoint under a taken name is refused.
 	f.savepoint(t, 2, "z")
-	if err := RemoveSavepoint(f.spRoot, "x"); err != nil {
+	if err := RemoveSavepoint(f.SavepointRoot, "x"); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(SavepointDir(f.spRoot, "z"), SavepointDir(f.spRoot, "x")); err != nil {
+	if err := os.Rename(SavepointDir(f.SavepointRoot, "z"), SavepointDir(f.SavepointRoot, "x")); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = ImportArchive(bytes.NewReader(data), f.spRoot, "")
-	wantErr(t, err, ErrSavepointExists, `"x"`, "--name")
-	_, _, err = ImportArchive(bytes.NewReader(data), f.spRoot, "Bad")
-	wantErr(t, err, ErrSavepointName)
-	noTemporaries(t, f.spRoot)
+	_, _, err = ImportArchive(bytes.NewReader(data), f.SavepointRoot, "")
+	testutil.WantErr(t, err, ErrSavepointExists, `"x"`, "--name")
+	_, _, err = ImportArchive(bytes.NewReader(data), f.SavepointRoot, "Bad")
+	testutil.WantErr(t, err, ErrSavepointName)
+	noTemporaries(t, f.SavepointRoot)
 }
 
 // TestArchiveDamageIsRefused damages a good archive in every way a
@@ -131,10 +134,10 @@ func TestImportArchiveNames(t *testing.T) {
 func TestArchiveDamageIsRefused(t *testing.T) {
 	f := newSPFixture(t)
 	sp := f.savepoint(t, 1, "x")
-	good := archiveOf(t, f.spRoot, "x")
+	good := archiveOf(t, f.SavepointRoot, "x")
 	entries := splitArchive(t, good)
 	state := largest(sp.Manifest.Files).Path
-	module := "modules/" + sha256Hex(spModule) + ".wasm"
+	module := "modules/" + checkpointtest.ModuleSHA256 + ".wasm"
 	index := func(name string) int {
 		for i, e := range entries {
 			if e.hdr.Name == name {
@@ -205,14 +208,14 @@ func TestArchiveDamageIsRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spRoot := filepath.Join(t.TempDir(), "savepoints")
 			_, _, err := ImportArchive(bytes.NewReader(tc.data), spRoot, "")
-			wantErr(t, err, tc.want, tc.names, "nothing was imported")
+			testutil.WantErr(t, err, tc.want, tc.names, "nothing was imported")
 			if names, _ := ListSavepoints(spRoot); len(names) != 0 {
 				t.Errorf("savepoints after a refused import: %v", names)
 			}
 			noTemporaries(t, spRoot)
 			ckRoot := filepath.Join(t.TempDir(), "checkpoints")
 			_, err = AdoptArchive(bytes.NewReader(tc.data), ckRoot)
-			wantErr(t, err, tc.want, tc.names, "no checkpoint was added")
+			testutil.WantErr(t, err, tc.want, tc.names, "no checkpoint was added")
 			if ids, _ := List(ckRoot); len(ids) != 0 {
 				t.Errorf("checkpoints after a refused adoption: %v", ids)
 			}
@@ -231,7 +234,7 @@ func es2(entries []archiveEntry) string { return entries[2].hdr.Name }
 func TestArchiveAnyFlippedByteIsCaught(t *testing.T) {
 	f := newSPFixture(t)
 	f.savepoint(t, 1, "x")
-	good := archiveOf(t, f.spRoot, "x")
+	good := archiveOf(t, f.SavepointRoot, "x")
 	want := decodeToMemory(t, good)
 	step := 4
 	if testing.Short() {
@@ -257,7 +260,7 @@ func TestAdoptArchive(t *testing.T) {
 	f := newSPFixture(t)
 	sp := f.savepoint(t, 3, "x")
 	ckRoot := filepath.Join(t.TempDir(), "checkpoints")
-	a, err := AdoptArchive(bytes.NewReader(archiveOf(t, f.spRoot, "x")), ckRoot)
+	a, err := AdoptArchive(bytes.NewReader(archiveOf(t, f.SavepointRoot, "x")), ckRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +268,7 @@ func TestAdoptArchive(t *testing.T) {
 		t.Fatalf("adoption %+v", a)
 	}
 	adopted(t, ckRoot, a, sp)
-	if a, err = AdoptArchive(bytes.NewReader(archiveOf(t, f.spRoot, "x")), ckRoot); err != nil || !a.Reused {
+	if a, err = AdoptArchive(bytes.NewReader(archiveOf(t, f.SavepointRoot, "x")), ckRoot); err != nil || !a.Reused {
 		t.Fatalf("second adoption %+v, %v; want reused", a, err)
 	}
 	noTemporaries(t, ckRoot)
@@ -276,12 +279,12 @@ func TestWriteArchiveRefusesDamagedSavepoint(t *testing.T) {
 	sp := f.savepoint(t, 1, "x")
 	bad := largest(sp.Manifest.Files).Path
 	flipByte(t, filepath.Join(sp.Dir, bad), 2)
-	err := WriteArchive(io.Discard, f.spRoot, "x")
-	wantErr(t, err, ErrCorrupt, bad, `savepoint "x"`)
+	err := WriteArchive(io.Discard, f.SavepointRoot, "x")
+	testutil.WantErr(t, err, ErrCorrupt, bad, `savepoint "x"`)
 	if err := os.Remove(filepath.Join(sp.Dir, bad)); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, WriteArchive(io.Discard, f.spRoot, "x"), ErrMissingFile, bad)
+	testutil.WantErr(t, WriteArchive(io.Discard, f.SavepointRoot, "x"), ErrMissingFile, bad)
 }
 
 // memSink keeps decoded files in memory.
@@ -319,7 +322,7 @@ func decodeToMemory(t testing.TB, data []byte) map[string]string {
 func FuzzDecodeArchive(f *testing.F) {
 	fx := newSPFixture(f)
 	fx.savepoint(f, 1, "x")
-	good := archiveOf(f, fx.spRoot, "x")
+	good := archiveOf(f, fx.SavepointRoot, "x")
 	tiny := tinyArchive(f)
 	f.Add(tiny)
 	f.Add(good)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 )
 
 // A crash inside Write (at any step before the rename) or inside Retain
@@ -13,7 +15,7 @@ import (
 func TestRemoveLeftovers(t *testing.T) {
 	root := t.TempDir()
 	db := openDB(t)
-	putKeys(t, db, 0, 100)
+	checkpointtest.PutKeys(t, db, 0, 100)
 	writeCheckpoint(t, root, db, 1)
 	writeCheckpoint(t, root, db, 2)
 	crashed := func(Step) { panic("crash") }

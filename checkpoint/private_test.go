@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 	"github.com/wasmstream/wasmstream/internal/privatefs"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 )
@@ -23,29 +24,29 @@ import (
 func TestCheckpointFilesArePrivate(t *testing.T) {
 	testutil.NeedLooseUmask(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	db, err := pebble.Open(filepath.Join(dir, "state"), &pebble.Options{Logger: quietLogger{}, FS: privatefs.Wrap(vfs.Default)})
+	db, err := pebble.Open(filepath.Join(dir, "state"), &pebble.Options{Logger: checkpointtest.QuietLogger{}, FS: privatefs.Wrap(vfs.Default)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	f := &spFixture{ckRoot: filepath.Join(dir, "checkpoints"), spRoot: filepath.Join(dir, "savepoints"), db: db,
-		module: filepath.Join(t.TempDir(), "fraud.wasm")}
-	if err := os.WriteFile(f.module, spModule, 0o600); err != nil {
+	f := spFixture{&checkpointtest.Fixture{CheckpointRoot: filepath.Join(dir, "checkpoints"), SavepointRoot: filepath.Join(dir, "savepoints"),
+		DB: db, ModuleFile: filepath.Join(t.TempDir(), "fraud.wasm")}}
+	if err := os.WriteFile(f.ModuleFile, checkpointtest.Module, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f.checkpoint(t, 1)
 	f.checkpoint(t, 2) // links the table files of checkpoint 1
-	if err := RestoreState(f.ckRoot, 2, filepath.Join(dir, "state.restoring")); err != nil {
+	if err := RestoreState(f.CheckpointRoot, 2, filepath.Join(dir, "state.restoring")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CreateSavepoint(f.spRoot, f.ckRoot, 2, f.spec("golden")); err != nil {
+	if _, err := CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, 2, f.spec("golden")); err != nil {
 		t.Fatal(err)
 	}
-	archive := archiveOf(t, f.spRoot, "golden")
+	archive := archiveOf(t, f.SavepointRoot, "golden")
 	if _, _, err := ImportArchive(bytes.NewReader(archive), filepath.Join(dir, "imported"), ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AdoptSavepoint(f.spRoot, "golden", filepath.Join(dir, "adopted")); err != nil {
+	if _, err := AdoptSavepoint(f.SavepointRoot, "golden", filepath.Join(dir, "adopted")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := AdoptArchive(bytes.NewReader(archive), filepath.Join(dir, "adopted-archive")); err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 )
 
 // A restored copy opens as a Pebble DB with every key of the checkpoint,
@@ -16,7 +18,7 @@ import (
 func TestRestoreState(t *testing.T) {
 	root := t.TempDir()
 	db := openDB(t)
-	putKeys(t, db, 0, 500)
+	checkpointtest.PutKeys(t, db, 0, 500)
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -41,12 +43,12 @@ func TestRestoreState(t *testing.T) {
 	if linked == 0 {
 		t.Fatal("no table file in the checkpoint: the test does not exercise links")
 	}
-	restored, err := pebble.Open(dst, &pebble.Options{Logger: quietLogger{}})
+	restored, err := pebble.Open(dst, &pebble.Options{Logger: checkpointtest.QuietLogger{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 600; i++ {
-		if _, closer, err := restored.Get(testKey(i)); err != nil {
+		if _, closer, err := restored.Get(checkpointtest.Key(i)); err != nil {
 			t.Fatalf("key %d missing from the restored copy: %v", i, err)
 		} else {
 			closer.Close()
@@ -55,7 +57,7 @@ func TestRestoreState(t *testing.T) {
 	if err := restored.Set([]byte("after"), []byte("restore"), pebble.Sync); err != nil {
 		t.Fatal(err)
 	}
-	if err := restored.Compact(context.Background(), testKey(0), []byte("zzz"), true); err != nil {
+	if err := restored.Compact(context.Background(), checkpointtest.Key(0), []byte("zzz"), true); err != nil {
 		t.Fatal(err)
 	}
 	restored.Close()

@@ -6,13 +6,15 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 )
 
 func TestRetainKeepsNewest(t *testing.T) {
 	db := openDB(t)
 	root := t.TempDir()
 	for id := uint64(1); id <= 5; id++ {
-		putKeys(t, db, int(id)*10, int(id)*10+10)
+		checkpointtest.PutKeys(t, db, int(id)*10, int(id)*10+10)
 		writeCheckpoint(t, root, db, id)
 	}
 	removed, err := Retain(root, 2)
@@ -86,7 +88,7 @@ func TestRetainWithKeepsTheRestoredCheckpoint(t *testing.T) {
 	db := openDB(t)
 	root := t.TempDir()
 	write := func(id uint64) {
-		putKeys(t, db, int(id)*10, int(id)*10+10)
+		checkpointtest.PutKeys(t, db, int(id)*10, int(id)*10+10)
 		writeCheckpoint(t, root, db, id)
 	}
 	for id := uint64(1); id <= 5; id++ {

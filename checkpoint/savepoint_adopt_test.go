@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
+	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
 // adopted checks that checkpoint a.ID under root verifies and holds the
@@ -39,7 +42,7 @@ func TestAdoptSavepointKeepsAFreeID(t *testing.T) {
 	f.checkpoint(t, 6)
 	sp := f.savepoint(t, 7, "x")
 	fresh := filepath.Join(t.TempDir(), "checkpoints")
-	a, err := AdoptSavepoint(f.spRoot, "x", fresh)
+	a, err := AdoptSavepoint(f.SavepointRoot, "x", fresh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +52,11 @@ func TestAdoptSavepointKeepsAFreeID(t *testing.T) {
 	adopted(t, fresh, a, sp)
 	noTemporaries(t, fresh)
 	// Its id is free although older and newer ones exist: it keeps it.
-	if err := os.RemoveAll(Dir(f.ckRoot, 7)); err != nil {
+	if err := os.RemoveAll(Dir(f.CheckpointRoot, 7)); err != nil {
 		t.Fatal(err)
 	}
-	writeModuleCheckpoint(t, f.ckRoot, f.db, 8, spModule)
-	if a, err = AdoptSavepoint(f.spRoot, "x", f.ckRoot); err != nil || a.ID != 7 || a.Renumbered {
+	writeModuleCheckpoint(t, f.CheckpointRoot, f.DB, 8, checkpointtest.Module)
+	if a, err = AdoptSavepoint(f.SavepointRoot, "x", f.CheckpointRoot); err != nil || a.ID != 7 || a.Renumbered {
 		t.Fatalf("adoption %+v, %v; want checkpoint 7 between 6 and 8", a, err)
 	}
 }
@@ -61,17 +64,17 @@ func TestAdoptSavepointKeepsAFreeID(t *testing.T) {
 func TestAdoptSavepointReusesTheSameCheckpoint(t *testing.T) {
 	f := newSPFixture(t)
 	sp := f.savepoint(t, 1, "x")
-	before := dirDigest(t, f.ckRoot)
-	a, err := AdoptSavepoint(f.spRoot, "x", f.ckRoot)
+	before := dirDigest(t, f.CheckpointRoot)
+	a, err := AdoptSavepoint(f.SavepointRoot, "x", f.CheckpointRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.ID != 1 || !a.Reused || a.Renumbered {
 		t.Fatalf("adoption %+v, want checkpoint 1 reused", a)
 	}
-	adopted(t, f.ckRoot, a, sp)
-	sameDirDigest(t, "checkpoints", before, dirDigest(t, f.ckRoot))
-	noTemporaries(t, f.ckRoot)
+	adopted(t, f.CheckpointRoot, a, sp)
+	sameDirDigest(t, "checkpoints", before, dirDigest(t, f.CheckpointRoot))
+	noTemporaries(t, f.CheckpointRoot)
 }
 
 func TestAdoptSavepointRenumbersOverATakenID(t *testing.T) {
@@ -83,24 +86,24 @@ func TestAdoptSavepointRenumbersOverATakenID(t *testing.T) {
 	for id := uint64(1); id <= 3; id++ {
 		other.checkpoint(t, id)
 		other.checkpoint(t, id+10) // more state per checkpoint than f's
-		if err := os.RemoveAll(Dir(other.ckRoot, id+10)); err != nil {
+		if err := os.RemoveAll(Dir(other.CheckpointRoot, id+10)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	m2, _ := Read(other.ckRoot, 2)
-	flipByte(t, filepath.Join(Dir(other.ckRoot, 2), largest(m2.Files).Path), 1)
-	before := dirDigest(t, other.ckRoot)
-	a, err := AdoptSavepoint(f.spRoot, "x", other.ckRoot)
+	m2, _ := Read(other.CheckpointRoot, 2)
+	flipByte(t, filepath.Join(Dir(other.CheckpointRoot, 2), largest(m2.Files).Path), 1)
+	before := dirDigest(t, other.CheckpointRoot)
+	a, err := AdoptSavepoint(f.SavepointRoot, "x", other.CheckpointRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.ID != 4 || !a.Renumbered || a.Reused {
 		t.Fatalf("adoption %+v, want checkpoint 4 (newest + 1), renumbered", a)
 	}
-	adopted(t, other.ckRoot, a, sp)
-	after := dirDigest(t, other.ckRoot)
+	adopted(t, other.CheckpointRoot, a, sp)
+	after := dirDigest(t, other.CheckpointRoot)
 	for p := range after {
-		if strings.HasPrefix(p, filepath.Base(Dir(other.ckRoot, 4))+"/") {
+		if strings.HasPrefix(p, filepath.Base(Dir(other.CheckpointRoot, 4))+"/") {
 			delete(after, p)
 		}
 	}
@@ -113,8 +116,8 @@ func TestAdoptSavepointRefusesDamage(t *testing.T) {
 	bad := largest(sp.Manifest.Files).Path
 	flipByte(t, filepath.Join(sp.Dir, bad), 5)
 	fresh := filepath.Join(t.TempDir(), "checkpoints")
-	_, err := AdoptSavepoint(f.spRoot, "x", fresh)
-	wantErr(t, err, ErrCorrupt, `savepoint "x"`, bad, "no checkpoint was added")
+	_, err := AdoptSavepoint(f.SavepointRoot, "x", fresh)
+	testutil.WantErr(t, err, ErrCorrupt, `savepoint "x"`, bad, "no checkpoint was added")
 	if ids, _ := List(fresh); len(ids) != 0 {
 		t.Fatalf("checkpoints after a refusal: %v", ids)
 	}

@@ -4,60 +4,27 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 )
 
-// spModule stands for an operator module: the savepoint layer copies and
-// hashes modules but never runs them.
-var spModule = []byte("\x00asm fraud operator v1")
+// spFixture is the shared savepoint fixture (internal/checkpointtest) with
+// this package's checkpoint writer.
+type spFixture struct{ *checkpointtest.Fixture }
 
-// spFixture is a checkpoint root written from a real Pebble DB, a module
-// file and an empty savepoint root.
-type spFixture struct {
-	ckRoot, spRoot string
-	module         string // path of the module file
-	db             *pebble.DB
-	keys           int
-}
-
-func newSPFixture(tb testing.TB) *spFixture {
-	tb.Helper()
-	dir := tb.TempDir()
-	db, err := pebble.Open(filepath.Join(dir, "db"), &pebble.Options{Logger: quietLogger{}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = db.Close() })
-	f := &spFixture{ckRoot: filepath.Join(dir, "checkpoints"), spRoot: filepath.Join(dir, "savepoints"),
-		module: filepath.Join(dir, "fraud.wasm"), db: db}
-	if err := os.WriteFile(f.module, spModule, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return f
-}
+func newSPFixture(tb testing.TB) spFixture { return spFixture{checkpointtest.NewFixture(tb)} }
 
 // checkpoint writes 200 more keys and checkpoint id of them.
-func (f *spFixture) checkpoint(tb testing.TB, id uint64) Manifest {
+func (f spFixture) checkpoint(tb testing.TB, id uint64) Manifest {
 	tb.Helper()
-	b := f.db.NewBatch()
-	for i := f.keys; i < f.keys+200; i++ {
-		if err := b.Set(testKey(i), fmt.Appendf(nil, "value-%d", i), nil); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := b.Commit(pebble.NoSync); err != nil {
-		tb.Fatal(err)
-	}
-	f.keys += 200
-	return writeModuleCheckpoint(tb, f.ckRoot, f.db, id, spModule)
+	f.AddKeys(tb)
+	return writeModuleCheckpoint(tb, f.CheckpointRoot, f.DB, id, checkpointtest.Module)
 }
 
 // writeModuleCheckpoint writes checkpoint id of db under root, written by
@@ -75,16 +42,16 @@ func writeModuleCheckpoint(tb testing.TB, root string, db *pebble.DB, id uint64,
 }
 
 // spec is a savepoint spec for the fixture's pipeline and module.
-func (f *spFixture) spec(name string) SavepointSpec {
-	return SavepointSpec{Name: name, Pipeline: "payments", Description: "before the v2 rollout",
-		Created: time.Date(2026, 3, 1, 12, 30, 45, 0, time.UTC), Modules: map[string]string{sha256Hex(spModule): f.module}}
+func (f spFixture) spec(name string) SavepointSpec {
+	return SavepointSpec{Name: name, Pipeline: checkpointtest.Pipeline, Description: checkpointtest.Description,
+		Created: checkpointtest.Created, Modules: f.Modules()}
 }
 
 // savepoint makes checkpoint id (written now) into savepoint name.
-func (f *spFixture) savepoint(tb testing.TB, id uint64, name string) Savepoint {
+func (f spFixture) savepoint(tb testing.TB, id uint64, name string) Savepoint {
 	tb.Helper()
 	f.checkpoint(tb, id)
-	sp, err := CreateSavepoint(f.spRoot, f.ckRoot, id, f.spec(name))
+	sp, err := CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, id, f.spec(name))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -180,20 +147,4 @@ func flipByte(tb testing.TB, path string, i int) {
 	}
 	b[i] ^= 0x20
 	replaceWith(tb, path, b)
-}
-
-// wantErr fails unless err wraps target and mentions every part.
-func wantErr(tb testing.TB, err, target error, parts ...string) {
-	tb.Helper()
-	if err == nil {
-		tb.Fatalf("no error; want %v", target)
-	}
-	if target != nil && !errors.Is(err, target) {
-		tb.Fatalf("error %v does not wrap %v", err, target)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			tb.Errorf("error %q does not say %q", err, p)
-		}
-	}
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
+	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
 func TestValidateSavepointName(t *testing.T) {
@@ -106,39 +109,39 @@ func TestCreateSavepointIsSelfContained(t *testing.T) {
 	f := newSPFixture(t)
 	f.checkpoint(t, 1)
 	sp := f.savepoint(t, 2, "before-v2")
-	want, err := Read(f.ckRoot, 2)
+	want, err := Read(f.CheckpointRoot, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(sp.Manifest, want) || sp.Info.CheckpointID != 2 || sp.Info.Pipeline != "payments" {
 		t.Fatalf("savepoint %+v does not hold checkpoint 2 %+v", sp.Info, want)
 	}
-	if sp.StateBytes() != want.Metrics.BytesTotal || sp.ModuleBytes() != int64(len(spModule)) {
+	if sp.StateBytes() != want.Metrics.BytesTotal || sp.ModuleBytes() != int64(len(checkpointtest.Module)) {
 		t.Errorf("bytes: state %d module %d", sp.StateBytes(), sp.ModuleBytes())
 	}
-	read, err := ReadSavepoint(f.spRoot, "before-v2")
+	read, err := ReadSavepoint(f.SavepointRoot, "before-v2")
 	if err != nil || !reflect.DeepEqual(read, sp) {
 		t.Fatalf("ReadSavepoint = %+v, %v; want %+v", read, err, sp)
 	}
-	mod, err := os.ReadFile(filepath.Join(sp.Dir, "modules", sha256Hex(spModule)+".wasm"))
-	if err != nil || !bytes.Equal(mod, spModule) {
+	mod, err := os.ReadFile(filepath.Join(sp.Dir, "modules", checkpointtest.ModuleSHA256+".wasm"))
+	if err != nil || !bytes.Equal(mod, checkpointtest.Module) {
 		t.Fatalf("module in the savepoint: %q, %v", mod, err)
 	}
 	// Retention, the loss of every checkpoint and of the module file
 	// leave the savepoint whole.
-	if _, err := Retain(f.ckRoot, 1); err != nil {
+	if _, err := Retain(f.CheckpointRoot, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(f.ckRoot); err != nil {
+	if err := os.RemoveAll(f.CheckpointRoot); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(f.module); err != nil {
+	if err := os.Remove(f.ModuleFile); err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifySavepoint(f.spRoot, "before-v2"); err != nil {
+	if err := VerifySavepoint(f.SavepointRoot, "before-v2"); err != nil {
 		t.Fatalf("the savepoint depends on its source: %v", err)
 	}
-	if names, err := ListSavepoints(f.spRoot); err != nil || !reflect.DeepEqual(names, []string{"before-v2"}) {
+	if names, err := ListSavepoints(f.SavepointRoot); err != nil || !reflect.DeepEqual(names, []string{"before-v2"}) {
 		t.Fatalf("ListSavepoints = %v, %v", names, err)
 	}
 }
@@ -147,7 +150,7 @@ func TestCreateSavepointDefaultName(t *testing.T) {
 	f := newSPFixture(t)
 	f.checkpoint(t, 3)
 	spec := f.spec("")
-	sp, err := CreateSavepoint(f.spRoot, f.ckRoot, 3, spec)
+	sp, err := CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, 3, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,13 +163,13 @@ func TestCreateSavepointRefusesDamagedCheckpoint(t *testing.T) {
 	f := newSPFixture(t)
 	m := f.checkpoint(t, 1)
 	bad := largest(m.Files).Path
-	flipByte(t, filepath.Join(Dir(f.ckRoot, 1), filepath.FromSlash(bad)), 0)
-	_, err := CreateSavepoint(f.spRoot, f.ckRoot, 1, f.spec("x"))
-	wantErr(t, err, ErrCorrupt, "checkpoint 1", bad, "nothing was saved")
-	if names, _ := ListSavepoints(f.spRoot); len(names) != 0 {
+	flipByte(t, filepath.Join(Dir(f.CheckpointRoot, 1), filepath.FromSlash(bad)), 0)
+	_, err := CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, 1, f.spec("x"))
+	testutil.WantErr(t, err, ErrCorrupt, "checkpoint 1", bad, "nothing was saved")
+	if names, _ := ListSavepoints(f.SavepointRoot); len(names) != 0 {
 		t.Errorf("savepoints after a refusal: %v", names)
 	}
-	noTemporaries(t, f.spRoot)
+	noTemporaries(t, f.SavepointRoot)
 }
 
 func TestCreateSavepointNeedsEveryModule(t *testing.T) {
@@ -174,37 +177,37 @@ func TestCreateSavepointNeedsEveryModule(t *testing.T) {
 	f.checkpoint(t, 1)
 	spec := f.spec("x")
 	spec.Modules = nil
-	_, err := CreateSavepoint(f.spRoot, f.ckRoot, 1, spec)
-	wantErr(t, err, ErrModuleMissing, `operator "fraud"`, sha256Hex(spModule))
+	_, err := CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, 1, spec)
+	testutil.WantErr(t, err, ErrModuleMissing, `operator "fraud"`, checkpointtest.ModuleSHA256)
 
 	other := filepath.Join(t.TempDir(), "other.wasm")
 	if err := os.WriteFile(other, []byte("another build"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec.Modules = map[string]string{sha256Hex(spModule): other}
-	_, err = CreateSavepoint(f.spRoot, f.ckRoot, 1, spec)
-	wantErr(t, err, errModuleHash, other)
-	if names, _ := ListSavepoints(f.spRoot); len(names) != 0 {
+	spec.Modules = map[string]string{checkpointtest.ModuleSHA256: other}
+	_, err = CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, 1, spec)
+	testutil.WantErr(t, err, errModuleHash, other)
+	if names, _ := ListSavepoints(f.SavepointRoot); len(names) != 0 {
 		t.Errorf("savepoints after a refusal: %v", names)
 	}
-	noTemporaries(t, f.spRoot)
+	noTemporaries(t, f.SavepointRoot)
 }
 
 func TestCreateSavepointRefusesTakenName(t *testing.T) {
 	f := newSPFixture(t)
 	f.savepoint(t, 1, "x")
-	before := dirDigest(t, f.spRoot)
+	before := dirDigest(t, f.SavepointRoot)
 	f.checkpoint(t, 2)
-	_, err := CreateSavepoint(f.spRoot, f.ckRoot, 2, f.spec("x"))
-	wantErr(t, err, ErrSavepointExists, `"x"`)
-	sameDirDigest(t, "savepoints", before, dirDigest(t, f.spRoot))
-	_, err = CreateSavepoint(f.spRoot, f.ckRoot, 9, f.spec("y"))
-	wantErr(t, err, ErrCheckpointNotFound, "checkpoint 9")
+	_, err := CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, 2, f.spec("x"))
+	testutil.WantErr(t, err, ErrSavepointExists, `"x"`)
+	sameDirDigest(t, "savepoints", before, dirDigest(t, f.SavepointRoot))
+	_, err = CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, 9, f.spec("y"))
+	testutil.WantErr(t, err, ErrCheckpointNotFound, "checkpoint 9")
 	long := f.spec("y")
 	long.Description = strings.Repeat("x", 4097)
-	_, err = CreateSavepoint(f.spRoot, f.ckRoot, 2, long)
-	wantErr(t, err, nil, "description has 4097 bytes")
-	sameDirDigest(t, "savepoints", before, dirDigest(t, f.spRoot))
+	_, err = CreateSavepoint(f.SavepointRoot, f.CheckpointRoot, 2, long)
+	testutil.WantErr(t, err, nil, "description has 4097 bytes")
+	sameDirDigest(t, "savepoints", before, dirDigest(t, f.SavepointRoot))
 }
 
 func TestVerifySavepointFindsDamage(t *testing.T) {
@@ -218,7 +221,7 @@ func TestVerifySavepointFindsDamage(t *testing.T) {
 			flipByte(t, filepath.Join(sp.Dir, largest(sp.Manifest.Files).Path), -1)
 		}, ErrCorrupt, "state/"},
 		{"the module", func(t *testing.T, sp Savepoint) {
-			flipByte(t, filepath.Join(sp.Dir, "modules", sha256Hex(spModule)+".wasm"), 3)
+			flipByte(t, filepath.Join(sp.Dir, "modules", checkpointtest.ModuleSHA256+".wasm"), 3)
 		}, ErrCorrupt, "modules/"},
 		{"a missing file", func(t *testing.T, sp Savepoint) {
 			_ = os.Remove(filepath.Join(sp.Dir, sp.Manifest.Files[0].Path))
@@ -237,7 +240,7 @@ func TestVerifySavepointFindsDamage(t *testing.T) {
 			f := newSPFixture(t)
 			sp := f.savepoint(t, 1, "before-v2")
 			tc.damage(t, sp)
-			wantErr(t, VerifySavepoint(f.spRoot, "before-v2"), tc.want, tc.says)
+			testutil.WantErr(t, VerifySavepoint(f.SavepointRoot, "before-v2"), tc.want, tc.says)
 		})
 	}
 }
@@ -246,22 +249,22 @@ func TestRemoveSavepoint(t *testing.T) {
 	f := newSPFixture(t)
 	f.savepoint(t, 1, "a")
 	f.savepoint(t, 2, "b")
-	if err := RemoveSavepoint(f.spRoot, "a"); err != nil {
+	if err := RemoveSavepoint(f.SavepointRoot, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if names, _ := ListSavepoints(f.spRoot); !reflect.DeepEqual(names, []string{"b"}) {
+	if names, _ := ListSavepoints(f.SavepointRoot); !reflect.DeepEqual(names, []string{"b"}) {
 		t.Fatalf("after rm a: %v", names)
 	}
-	wantErr(t, RemoveSavepoint(f.spRoot, "a"), ErrSavepointNotFound, `"a"`)
-	_, err := ReadSavepoint(f.spRoot, "a")
-	wantErr(t, err, ErrSavepointNotFound)
+	testutil.WantErr(t, RemoveSavepoint(f.SavepointRoot, "a"), ErrSavepointNotFound, `"a"`)
+	_, err := ReadSavepoint(f.SavepointRoot, "a")
+	testutil.WantErr(t, err, ErrSavepointNotFound)
 	// A removal interrupted after its rename is finished by the next writer.
-	if err := os.Rename(SavepointDir(f.spRoot, "b"), filepath.Join(f.spRoot, ".del-sp-b")); err != nil {
+	if err := os.Rename(SavepointDir(f.SavepointRoot, "b"), filepath.Join(f.SavepointRoot, ".del-sp-b")); err != nil {
 		t.Fatal(err)
 	}
-	if names, _ := ListSavepoints(f.spRoot); len(names) != 0 {
+	if names, _ := ListSavepoints(f.SavepointRoot); len(names) != 0 {
 		t.Fatalf("a half-removed savepoint is listed: %v", names)
 	}
 	f.savepoint(t, 3, "c")
-	noTemporaries(t, f.spRoot)
+	noTemporaries(t, f.SavepointRoot)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 )
 
 // mustMarshal encodes m without validation, as a broken writer would.
@@ -22,30 +24,12 @@ func mustMarshal(t *testing.T, m Manifest) []byte {
 // openDB opens a fresh Pebble DB in a temp dir, closed at test end.
 func openDB(t *testing.T) *pebble.DB {
 	t.Helper()
-	db, err := pebble.Open(filepath.Join(t.TempDir(), "db"), &pebble.Options{Logger: quietLogger{}})
+	db, err := pebble.Open(filepath.Join(t.TempDir(), "db"), &pebble.Options{Logger: checkpointtest.QuietLogger{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	return db
-}
-
-// testKey is the i-th key written by putKeys.
-func testKey(i int) []byte { return fmt.Appendf(nil, "key-%06d", i) }
-
-// putKeys writes keys [from, to) with NoSync, the way the state store
-// flushes at barriers.
-func putKeys(t *testing.T, db *pebble.DB, from, to int) {
-	t.Helper()
-	b := db.NewBatch()
-	for i := from; i < to; i++ {
-		if err := b.Set(testKey(i), fmt.Appendf(nil, "value-%d", i), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := b.Commit(pebble.NoSync); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // setKeysNoSync writes keys [from, to) one NoSync commit each: the pattern
@@ -54,7 +38,7 @@ func putKeys(t *testing.T, db *pebble.DB, from, to int) {
 func setKeysNoSync(t *testing.T, db *pebble.DB, from, to int) {
 	t.Helper()
 	for i := from; i < to; i++ {
-		if err := db.Set(testKey(i), fmt.Appendf(nil, "value-%d", i), pebble.NoSync); err != nil {
+		if err := db.Set(checkpointtest.Key(i), fmt.Appendf(nil, "value-%d", i), pebble.NoSync); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,10 +57,3 @@ func writeCheckpoint(t *testing.T, root string, db *pebble.DB, id uint64) Manife
 	}
 	return got
 }
-
-// quietLogger keeps Pebble's informational lines out of test output.
-type quietLogger struct{}
-
-func (quietLogger) Infof(string, ...any)         {}
-func (quietLogger) Errorf(f string, args ...any) { fmt.Printf(f+"\n", args...) }
-func (quietLogger) Fatalf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }

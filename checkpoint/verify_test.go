@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 )
 
 // writtenCheckpoint returns a root with checkpoint 1 of a DB holding data in
@@ -13,11 +15,11 @@ import (
 func writtenCheckpoint(t *testing.T) (string, Manifest) {
 	t.Helper()
 	db := openDB(t)
-	putKeys(t, db, 0, 2000)
+	checkpointtest.PutKeys(t, db, 0, 2000)
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	putKeys(t, db, 2000, 2100)
+	checkpointtest.PutKeys(t, db, 2000, 2100)
 	root := t.TempDir()
 	return root, writeCheckpoint(t, root, db, 1)
 }

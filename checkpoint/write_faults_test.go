@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 	"github.com/wasmstream/wasmstream/internal/faultfs"
 	"github.com/wasmstream/wasmstream/internal/state"
 )
@@ -20,7 +21,7 @@ import (
 // openStoreOn opens the live state store on fs, the way the engine would.
 func openStoreOn(t *testing.T, fs vfs.FS, dir string) *pebble.DB {
 	t.Helper()
-	store, err := state.Open(dir, state.Options{FS: fs, CacheSizeBytes: 1 << 20, Logger: quietLogger{}})
+	store, err := state.Open(dir, state.Options{FS: fs, CacheSizeBytes: 1 << 20, Logger: checkpointtest.QuietLogger{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +89,11 @@ func TestWriteFaults(t *testing.T) {
 			db := openStoreOn(t, fs, filepath.Join(t.TempDir(), "db"))
 			root := filepath.Join(t.TempDir(), "checkpoints")
 			w := Writer{FS: fs}
-			putKeys(t, db, 0, 100)
+			checkpointtest.PutKeys(t, db, 0, 100)
 			if _, err := w.Write(root, db, callerManifest(1)); err != nil {
 				t.Fatal(err)
 			}
-			putKeys(t, db, 100, 200)
+			checkpointtest.PutKeys(t, db, 100, 200)
 
 			inj.Arm(true)
 			_, err := w.Write(root, db, callerManifest(2))
@@ -159,7 +160,7 @@ func TestWriterOnMemFS(t *testing.T) {
 	var steps []Step
 	w := Writer{FS: fs, Hook: func(s Step) { steps = append(steps, s) }}
 	for id := uint64(1); id <= 2; id++ {
-		putKeys(t, db, int(id)*100, int(id)*100+100)
+		checkpointtest.PutKeys(t, db, int(id)*100, int(id)*100+100)
 		m, err := w.Write(root, db, callerManifest(id))
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wasmstream/wasmstream/internal/checkpointtest"
 )
 
 // TestWriteHoldsNoSyncWrites is the WAL-flush guarantee: keys committed with
@@ -20,14 +22,14 @@ func TestWriteHoldsNoSyncWrites(t *testing.T) {
 	root := t.TempDir()
 	m := writeCheckpoint(t, root, db, 1)
 
-	snap, err := pebble.Open(StateDir(root, m.ID), &pebble.Options{ReadOnly: true, Logger: quietLogger{}})
+	snap, err := pebble.Open(StateDir(root, m.ID), &pebble.Options{ReadOnly: true, Logger: checkpointtest.QuietLogger{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer snap.Close()
 	missing := 0
 	for i := 0; i < n; i++ {
-		_, closer, err := snap.Get(testKey(i))
+		_, closer, err := snap.Get(checkpointtest.Key(i))
 		if errors.Is(err, pebble.ErrNotFound) {
 			missing++
 			continue
@@ -44,7 +46,7 @@ func TestWriteHoldsNoSyncWrites(t *testing.T) {
 
 func TestWriteFillsManifest(t *testing.T) {
 	db := openDB(t)
-	putKeys(t, db, 0, 100)
+	checkpointtest.PutKeys(t, db, 0, 100)
 	root := t.TempDir()
 	m := writeCheckpoint(t, root, db, 4)
 	if m.FormatVersion != ManifestFormatVersion || len(m.Files) == 0 || m.Completed.IsZero() {
@@ -75,13 +77,13 @@ func TestWriteFillsManifest(t *testing.T) {
 // (hard-linked SSTs) do not count as new.
 func TestWriteBytesNew(t *testing.T) {
 	db := openDB(t)
-	putKeys(t, db, 0, 1000)
+	checkpointtest.PutKeys(t, db, 0, 1000)
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
 	writeCheckpoint(t, root, db, 1)
-	putKeys(t, db, 1000, 1010)
+	checkpointtest.PutKeys(t, db, 1000, 1010)
 	m := writeCheckpoint(t, root, db, 2)
 	if m.Metrics.BytesNew >= m.Metrics.BytesTotal {
 		t.Fatalf("bytes new %d, total %d: the unchanged SST counted as new",
@@ -119,12 +121,12 @@ func TestWriteInvalidManifestLeavesNothing(t *testing.T) {
 func TestWriteReusesHashesOfLinkedFiles(t *testing.T) {
 	root := t.TempDir()
 	db := openDB(t)
-	putKeys(t, db, 0, 2000)
+	checkpointtest.PutKeys(t, db, 0, 2000)
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	first := writeCheckpoint(t, root, db, 1)
-	putKeys(t, db, 2000, 2100)
+	checkpointtest.PutKeys(t, db, 2000, 2100)
 	second := writeCheckpoint(t, root, db, 2)
 	shared := 0
 	for _, f := range second.Files {
@@ -151,7 +153,7 @@ func TestWriteReusesHashesOfLinkedFiles(t *testing.T) {
 func TestVerifyDetectsDamageToSharedFile(t *testing.T) {
 	root := t.TempDir()
 	db := openDB(t)
-	putKeys(t, db, 0, 2000)
+	checkpointtest.PutKeys(t, db, 0, 2000)
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func languageModules(t *testing.T, lang string) map[string][]byte {
 	}
 	switch {
 	case len(missing) == 0:
-	case InCI():
+	case testutil.InCI():
 		t.Fatal(MissingMessage(lang, missing))
 	case len(found) == 0:
 		t.Skip(MissingMessage(lang, missing))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/host"
 	"github.com/wasmstream/wasmstream/internal/state"
+	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
 // watModule builds hostile/<name>.wat; without wat2wasm it fails under CI
@@ -18,7 +19,7 @@ func watModule(t *testing.T, name string) []byte {
 	dst := filepath.Join(t.TempDir(), name+".wasm")
 	err := BuildWat(filepath.Join("hostile", name+".wat"), dst)
 	switch {
-	case errors.Is(err, ErrNoWat2Wasm) && InCI():
+	case errors.Is(err, ErrNoWat2Wasm) && testutil.InCI():
 		t.Fatal(err)
 	case errors.Is(err, ErrNoWat2Wasm):
 		t.Skip(err)

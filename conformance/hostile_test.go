@@ -13,6 +13,7 @@ import (
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/host"
 	"github.com/wasmstream/wasmstream/internal/state"
+	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
 // Limits of the hostile runs; hostile/expect.txt relies on them.
@@ -72,7 +73,7 @@ func buildHostileCorpus(t *testing.T, rows []Hostile) map[string][]byte {
 		dst := filepath.Join(dir, name+".wasm")
 		err := BuildWat(src, dst)
 		switch {
-		case errors.Is(err, ErrNoWat2Wasm) && InCI():
+		case errors.Is(err, ErrNoWat2Wasm) && testutil.InCI():
 			t.Fatal(err)
 		case errors.Is(err, ErrNoWat2Wasm):
 			t.Skip(err)

@@ -29,14 +29,6 @@ func ModulePath(lang, op string) string { return filepath.Join("build", lang, op
 // the module root.
 func BuildScript(lang string) string { return "scripts/build-" + lang + ".sh" }
 
-// InCI reports whether the environment variable CI is set to something
-// other than "", "0" or "false". In CI every language must be built, so a
-// missing module fails instead of skipping.
-func InCI() bool {
-	v, ok := os.LookupEnv("CI")
-	return ok && v != "" && v != "0" && v != "false"
-}
-
 // PrebuiltModules reads lang's operators from dir (the conformance
 // directory). It returns the modules it found and the paths it did not.
 func PrebuiltModules(dir, lang string) (found map[string][]byte, missing []string, err error) {

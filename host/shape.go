@@ -40,27 +40,17 @@ type MemoryShape struct {
 	HasMax   bool
 }
 
-// count records a section's vector count.
+// count adds a section's vector count to the field that counts its
+// entries. Tables are counted as they are read (imported ones too), and
+// memories, custom, start and data count sections not at all.
 func (s *Shape) count(id byte, n uint32) {
-	switch id {
-	case secType:
-		s.Types += n
-	case secImport:
-		s.Imports += n
-	case secFunction:
-		s.funcDecls += n
-	case secGlobal:
-		s.Globals += n
-	case secExport:
-		s.Exports += n
-	case secElement:
-		s.Elements += n
-	case secCode:
-		s.bodies += n
-	case secData:
-		s.Datas += n
-	case secTag:
-		s.Tags += n
+	fields := [...]*uint32{
+		secType: &s.Types, secImport: &s.Imports, secFunction: &s.funcDecls,
+		secGlobal: &s.Globals, secExport: &s.Exports, secElement: &s.Elements,
+		secCode: &s.bodies, secData: &s.Datas, secTag: &s.Tags,
+	}
+	if int(id) < len(fields) && fields[id] != nil {
+		*fields[id] += n
 	}
 }
 

@@ -123,7 +123,7 @@ func (c *Conn) stageFirst(ctx context.Context, id string, m OutMessage) error {
 	t := batchTarget{id: id, subject: m.Subject}
 	a, err := c.batchRequest(ctx, batchMsg(id, 0, m, false))
 	if err != nil {
-		return requestBatchError(t, err, false)
+		return c.requestError(t, err, false)
 	}
 	if a.Error == nil {
 		return nil
@@ -141,7 +141,7 @@ func (c *Conn) commit(ctx context.Context, id string, msgs []OutMessage) (BatchR
 	t := batchTarget{id: id, subject: msgs[last].Subject}
 	a, err := c.batchRequest(ctx, batchMsg(id, last, msgs[last], true))
 	if err != nil {
-		return BatchResult{}, requestBatchError(t, err, true)
+		return BatchResult{}, c.requestError(t, err, true)
 	}
 	t.stream = a.Stream
 	res := BatchResult{BatchID: id, Stream: a.Stream, Count: len(msgs)}
@@ -164,13 +164,16 @@ func (c *Conn) commit(ctx context.Context, id string, msgs []OutMessage) (BatchR
 }
 
 // batchRequest sends msg and decodes the answer, bounded by
-// AtomicBatchAckTimeout.
+// AtomicBatchAckTimeout and ended early when the connection drops (the
+// answer would go to the lost connection).
 func (c *Conn) batchRequest(ctx context.Context, msg *nats.Msg) (batchAck, error) {
 	ctx, cancel := context.WithTimeout(ctx, AtomicBatchAckTimeout)
 	defer cancel()
+	ctx, stop := c.cancelOnDisconnect(ctx)
+	defer stop()
 	reply, err := c.NC.RequestMsgWithContext(ctx, msg)
 	if err != nil {
-		return batchAck{}, err
+		return batchAck{}, lostAnswer(ctx, err)
 	}
 	return parseBatchAck(reply.Data)
 }

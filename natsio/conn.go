@@ -30,6 +30,7 @@ type Conn struct {
 
 	server    *server.Server // nil when external
 	clientURL string
+	reach     ServerOptions // URL and credentials of this connection
 	log       hclog.Logger
 	closed    chan struct{} // closed by the ClosedHandler
 	closeOnce sync.Once
@@ -53,6 +54,8 @@ func Connect(ctx context.Context, o ServerOptions) (*Conn, error) {
 		c.server, url = ns, embeddedClientURL(ns)
 	}
 	c.clientURL = redactURLs(url)
+	c.reach = ServerOptions{URL: url, CredentialsFile: o.CredentialsFile, User: o.User, Password: o.Password,
+		Token: o.Token, NkeySeedFile: o.NkeySeedFile, Logger: o.Logger}
 	if err := c.dial(ctx, url, o); err != nil {
 		c.shutdownServer()
 		return nil, err
@@ -63,10 +66,17 @@ func Connect(ctx context.Context, o ServerOptions) (*Conn, error) {
 
 // dial connects NC and JS, giving up when ctx ends.
 func (c *Conn) dial(ctx context.Context, url string, o ServerOptions) error {
-	opts := append(authOptions(o),
+	opts, err := authOptions(o)
+	if err != nil {
+		return err
+	}
+	opts = append(opts,
 		nats.Name("wasmstream"),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(reconnectWait),
+		nats.PingInterval(pingInterval), // see outage.go: a frozen server is noticed in seconds
+		nats.MaxPingsOutstanding(maxPingsOutstanding),
+		nats.FlusherTimeout(flusherTimeout),
 		nats.DrainTimeout(drainTimeout),
 		nats.ClosedHandler(func(*nats.Conn) { close(c.closed) }),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
@@ -92,21 +102,32 @@ func (c *Conn) dial(ctx context.Context, url string, o ServerOptions) error {
 	return nil
 }
 
-func authOptions(o ServerOptions) []nats.Option {
+func authOptions(o ServerOptions) ([]nats.Option, error) {
 	switch {
+	case o.NkeySeedFile != "":
+		opt, err := nats.NkeyOptionFromSeed(o.NkeySeedFile)
+		if err != nil {
+			return nil, fmt.Errorf("%w: nkey seed %s: %w", ErrConnect, o.NkeySeedFile, err)
+		}
+		return []nats.Option{opt}, nil
 	case o.CredentialsFile != "":
-		return []nats.Option{nats.UserCredentials(o.CredentialsFile)}
+		return []nats.Option{nats.UserCredentials(o.CredentialsFile)}, nil
 	case o.User != "":
-		return []nats.Option{nats.UserInfo(o.User, o.Password)}
+		return []nats.Option{nats.UserInfo(o.User, o.Password)}, nil
 	case o.Token != "":
-		return []nats.Option{nats.Token(o.Token)}
+		return []nats.Option{nats.Token(o.Token)}, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // ClientURL is the URL other clients (the nats CLI, wasmstream publish) can
 // use to reach the same server, with any password redacted.
 func (c *Conn) ClientURL() string { return c.clientURL }
+
+// Reach returns options that connect another client to this
+// connection's server with this connection's credentials: its URL (the
+// embedded server's, when embedded) and auth.
+func (c *Conn) Reach() ServerOptions { return c.reach }
 
 // MaxPayload is the largest message, headers and data (WireSize), the
 // server accepts: its max_payload, as it announced it to this connection.

@@ -17,7 +17,9 @@
 //     stream is deleted and created again under them.
 //   - Sinks: Sink publishes asynchronously, each message with its
 //     Nats-Msg-Id when it has one (idempotent within the stream's duplicate
-//     window), and accounts for every acknowledgement; PublishAtomicBatch
+//     window), and accounts for every acknowledgement; it sends what a
+//     disconnect left unacknowledged again, for up to an outage budget
+//     (IsOutage tells an outage from a refusal); PublishAtomicBatch
 //     and CommitBatches publish JetStream atomic batches, which a
 //     transactional sink commits again safely after a crash.
 //   - Keys: KeyExtractor takes a record's key from a subject token, a

@@ -68,6 +68,7 @@ func embeddedServerOptions(o ServerOptions) *server.Options {
 		Password:      o.Password,
 		Authorization: o.Token,
 		MaxPayload:    int32(o.MaxPayload), // 0: the server's default
+		Nkeys:         serverNkeys(o.EmbeddedUsers),
 	}
 }
 

@@ -38,6 +38,12 @@ type ServerOptions struct {
 	// Token is optional. With an embedded server it becomes the only token
 	// allowed to connect.
 	Token string
+	// NkeySeedFile is an nkey user seed this client signs the server's
+	// challenge with (the seed never leaves this process).
+	NkeySeedFile string
+	// EmbeddedUsers, when not empty, are the only users the embedded server
+	// lets connect: nkey users, each with its own permissions.
+	EmbeddedUsers []EmbeddedUser
 	// EmbeddedHost is the embedded server's listen address; default
 	// "127.0.0.1" so that it is not reachable from other machines.
 	EmbeddedHost string
@@ -97,6 +103,9 @@ func (o ServerOptions) Validate() error {
 }
 
 func (o ServerOptions) validateEmbedded() error {
+	if len(o.EmbeddedUsers) > 0 && (o.User != "" || o.Token != "") {
+		return fmt.Errorf("%w: server.user/password or server.token replace the embedded server's generated nkey users; set either, not both", ErrInvalidOptions)
+	}
 	if o.CredentialsFile != "" {
 		return fmt.Errorf("%w: server.credentials needs server.url; the embedded server supports only server.user/password or server.token", ErrInvalidOptions)
 	}
@@ -114,7 +123,7 @@ func (o ServerOptions) validateEmbedded() error {
 
 func (o ServerOptions) authMethods() int {
 	n := 0
-	for _, set := range []bool{o.CredentialsFile != "", o.User != "", o.Token != ""} {
+	for _, set := range []bool{o.CredentialsFile != "", o.User != "", o.Token != "", o.NkeySeedFile != ""} {
 		if set {
 			n++
 		}
@@ -148,6 +157,8 @@ func (o ServerOptions) authString() string {
 		return ", user " + o.User
 	case o.Token != "":
 		return ", token <redacted>"
+	case o.NkeySeedFile != "":
+		return ", nkey " + o.NkeySeedFile
 	}
 	return ""
 }

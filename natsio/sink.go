@@ -19,9 +19,11 @@ const (
 	// allows when NewSink gets 0 or less.
 	DefaultMaxPending = 4096
 	// SinkAckTimeout is how long Flush waits without any acknowledgement
-	// arriving before it fails the pending publishes: a lost reply must not
-	// make it wait forever. It is checked by Flush rather than per message,
-	// because a timer per publish costs a large share of the publish rate.
+	// arriving before it counts the silence as an outage; the pending
+	// publishes fail once it has also outlasted the outage budget: a lost
+	// reply must not make it wait forever. It is checked by Flush rather
+	// than per message, because a timer per publish costs a large share of
+	// the publish rate.
 	SinkAckTimeout = 30 * time.Second
 )
 
@@ -44,19 +46,39 @@ type SinkStats struct {
 	Acked      uint64 // acknowledged by JetStream, duplicates included
 	Duplicates uint64 // acknowledged as already stored (PubAck.Duplicate)
 	Failed     uint64 // not acknowledged: an error
+	Resent     uint64 // sent again after an outage (sink_resend.go)
 	Pending    int    // published, neither acknowledged nor failed yet
 }
 
+// SinkOptions configures a Sink.
+type SinkOptions struct {
+	// MaxPending bounds the unacknowledged publishes (DefaultMaxPending if
+	// 0 or less).
+	MaxPending int
+	// OutageBudget is how long publishes that failed only because NATS was
+	// unreachable are sent again, with the same message ids, before they
+	// fail (DefaultOutageBudget if 0; negative: never sent again). It must
+	// stay below the duplicate window of the streams the Sink publishes to.
+	OutageBudget time.Duration
+}
+
 // Sink publishes asynchronously and accounts for every acknowledgement.
-// A failed publish is never silent: the first failure is kept and returned
-// by Flush and by every later Publish, because the epoch it belongs to can
-// no longer be complete. The engine then replays from its last checkpoint,
-// which the message ids make safe. Publish and Flush may be called from
-// several goroutines.
+// A publish that failed because NATS was unreachable (IsOutage) is sent
+// again, same message and id, once the connection is back, for up to the
+// outage budget; the stream's duplicate window drops a copy it already
+// stored. Any other failure, and an outage past the budget, is never
+// silent: the first one is kept and returned by Flush and by every later
+// Publish, because the epoch it belongs to can no longer be complete. The
+// engine then replays from its last checkpoint, which the message ids make
+// safe. Publish and Flush may be called from several goroutines.
 type Sink struct {
 	js         jetstream.JetStream
+	conn       *Conn         // for its state and its server's URL
 	slots      chan struct{} // one token per pending publish: backpressure
 	ackTimeout time.Duration
+	budget     time.Duration // outage budget; <= 0: no resends
+	wake       chan struct{} // tells the resender that retries are queued
+	done       chan struct{} // closed by Close: the resender ends
 
 	mu      sync.Mutex
 	pending map[*nats.Msg]struct{}
@@ -64,18 +86,32 @@ type Sink struct {
 	err     error         // first failure, sticky
 	closed  bool
 	stats   SinkStats
+	outage  outage // publishes waiting to be sent again
 }
 
 // NewSink returns a Sink allowing maxPending unacknowledged publishes
-// (DefaultMaxPending if maxPending <= 0). Each Sink has its own JetStream
-// context, so its accounting is independent of other Sinks on c.
+// (DefaultMaxPending if maxPending <= 0) with the default outage budget.
 func (c *Conn) NewSink(maxPending int) *Sink {
+	return c.NewSinkWith(SinkOptions{MaxPending: maxPending})
+}
+
+// NewSinkWith returns a Sink configured by o. Each Sink has its own
+// JetStream context, so its accounting is independent of other Sinks on c.
+func (c *Conn) NewSinkWith(o SinkOptions) *Sink {
+	maxPending := o.MaxPending
 	if maxPending <= 0 {
 		maxPending = DefaultMaxPending
 	}
+	if o.OutageBudget == 0 {
+		o.OutageBudget = DefaultOutageBudget
+	}
 	s := &Sink{
+		conn:       c,
 		slots:      make(chan struct{}, maxPending),
 		ackTimeout: SinkAckTimeout,
+		budget:     o.OutageBudget,
+		wake:       make(chan struct{}, 1),
+		done:       make(chan struct{}),
 		pending:    make(map[*nats.Msg]struct{}, maxPending),
 	}
 	js, err := jetstream.New(c.NC,
@@ -171,22 +207,26 @@ func (s *Sink) onAck(_ jetstream.JetStream, msg *nats.Msg, ack *jetstream.PubAck
 	if ack.Duplicate {
 		s.stats.Duplicates++
 	}
+	s.outage.since = time.Time{} // JetStream answers: any outage is over
 }
 
-// onError runs for each publish that failed.
+// onError runs for each publish that failed: an outage queues it to be
+// sent again, anything else fails it.
 func (s *Sink) onError(_ jetstream.JetStream, msg *nats.Msg, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.settle(msg) {
-		s.fail(msg, err)
+	if _, ok := s.pending[msg]; !ok || s.retryLater(msg, err) {
+		return
 	}
+	s.settle(msg)
+	s.fail(msg, err)
 }
 
 // fail counts a settled publish as failed and keeps the first error. Lock held.
 func (s *Sink) fail(msg *nats.Msg, err error) {
 	s.stats.Failed++
 	if s.err == nil {
-		s.err = publishError(msg, err)
+		s.err = s.publishError(msg, err)
 	}
 }
 
@@ -206,10 +246,25 @@ func (s *Sink) settle(msg *nats.Msg) bool {
 	return true
 }
 
-// publishError says what happened to msg and what the user can do.
+// publishError says what happened to msg and what the user can do. An
+// outage that outlasted the budget names the server and the budget.
+func (s *Sink) publishError(msg *nats.Msg, err error) error {
+	if s.budget <= 0 || !IsOutage(err) {
+		return publishError(msg, err)
+	}
+	return fmt.Errorf("%w: %w: message to %q (msg id %q) not acknowledged: the NATS server at %s did not answer "+
+		"for the outage budget of %s (%w); the message may or may not be stored. Check that the server is running "+
+		"and reachable from here, or raise server.outage_budget; a replay from the last checkpoint is safe: "+
+		"the message id lets JetStream drop what it already has",
+		ErrPublish, ErrUnreachable, msg.Subject, msg.Header.Get(jetstream.MsgIDHeader), s.conn.ClientURL(), s.budget, err)
+}
+
+// publishError says what happened to msg when it is not sent again.
 func publishError(msg *nats.Msg, err error) error {
 	subj, id := msg.Subject, msg.Header.Get(jetstream.MsgIDHeader)
 	switch {
+	case errors.Is(err, ErrNoStream):
+		return err // already says which subject and what to do
 	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrNoResponders):
 		return fmt.Errorf("%w %q: JetStream did not answer the publish; declare a stream whose subjects include it, or fix the output subject: %w",
 			ErrNoStream, subj, err)
@@ -222,9 +277,10 @@ func publishError(msg *nats.Msg, err error) error {
 }
 
 // Flush waits until every publish so far is acknowledged or failed, then
-// returns the first failure (nil if none). If no acknowledgement at all
-// arrives for SinkAckTimeout, the pending publishes fail. It returns
-// ctx.Err() if ctx ends first.
+// returns the first failure (nil if none). Through an outage it waits for
+// the resends, up to the outage budget; if no acknowledgement at all
+// arrives for SinkAckTimeout and the budget, the pending publishes fail.
+// It returns ctx.Err() if ctx ends first.
 func (s *Sink) Flush(ctx context.Context) error {
 	for {
 		s.mu.Lock()
@@ -243,9 +299,11 @@ func (s *Sink) Flush(ctx context.Context) error {
 	}
 }
 
-// waitIdle waits for idle, ctx, or one ack timeout; after a timeout without
-// progress since settled it fails everything pending.
+// waitIdle waits for idle, ctx, or one ack timeout. A timeout without
+// progress since settled is an outage that began when the wait did: once
+// it outlasts the budget, everything pending fails.
 func (s *Sink) waitIdle(ctx context.Context, idle <-chan struct{}, settled uint64) error {
+	started := time.Now()
 	timer := time.NewTimer(s.ackTimeout)
 	defer timer.Stop()
 	select {
@@ -254,7 +312,7 @@ func (s *Sink) waitIdle(ctx context.Context, idle <-chan struct{}, settled uint6
 		return ctx.Err()
 	case <-timer.C:
 		s.mu.Lock()
-		if s.settledCount() == settled {
+		if s.settledCount() == settled && !s.outage.within(started, s.budget) {
 			s.failPending(jetstream.ErrAsyncPublishTimeout)
 		}
 		s.mu.Unlock()
@@ -266,6 +324,7 @@ func (s *Sink) settledCount() uint64 { return s.stats.Acked + s.stats.Failed }
 
 // failPending fails every pending publish with err. Lock held.
 func (s *Sink) failPending(err error) {
+	s.outage.queue = nil
 	for msg := range s.pending {
 		s.settle(msg)
 		s.fail(msg, err)
@@ -285,7 +344,15 @@ func (s *Sink) Stats() SinkStats {
 // wait for them) and its reply subscription is removed.
 func (s *Sink) Close() {
 	s.mu.Lock()
-	s.closed = true
+	if !s.closed {
+		s.closed = true
+		close(s.done)
+		for _, r := range s.outage.queue {
+			s.settle(r.msg)
+			s.fail(r.msg, ErrSinkClosed)
+		}
+		s.outage.queue = nil
+	}
 	s.mu.Unlock()
 	if s.js != nil {
 		s.js.CleanupPublisher()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: installs the toolchains it needs (wabt, clang-19
-# and wasi-libc, Debian's Rust, AssemblyScript from npm), builds the guests of
+# Runs the whole test suite: installs the toolchains it needs (wabt, gcc for
+# cgo and -race, clang-19 and wasi-libc, Debian's Rust, Node.js when none is
+# installed (20 or newer is required: an older one is refused by name),
+# AssemblyScript from npm), builds the guests of
 # every language, then runs every Go test (unit, integration on embedded
 # JetStream + Pebble with real guests, conformance across languages and
 # engines, hostile guests, fuzz seed corpora), with the race detector on the

@@ -82,7 +82,7 @@ func (f *operatorFlags) open(cmd *cobra.Command, g *globalFlags, lim plugins.Lim
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	logger := newLogger(g, cfg)
-	conn, err := engine.ConnectClient(ctx, cfg, logger)
+	conn, err := engine.ConnectClient(ctx, cfg, logger, engine.AsControl)
 	if err != nil {
 		stop()
 		return nil, err

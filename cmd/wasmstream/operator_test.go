@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,34 +130,7 @@ func TestOperatorCLIRoundTrip(t *testing.T) {
 func TestOperatorCLIConfigUsesPipelineStore(t *testing.T) {
 	dir := t.TempDir()
 	good := pluginFixture(t, "good.wasm")
-	text := fmt.Sprintf(`name = "ops"
-data_dir = "./data"
-stream "IN" {
-  subjects = ["in.>"]
-}
-source "in" {
-  stream  = "IN"
-  subject = "in.x"
-}
-operator "op" {
-  module  = %q
-  inputs  = ["in"]
-  key {
-    json_field = "k"
-  }
-  outputs = { out = "out" }
-}
-sink "out" {
-  subject = "in.out"
-}
-server {
-  embedded_port = %d
-}
-`, good, testutil.FreePort(t))
-	cfg := filepath.Join(dir, "pipeline.hcl")
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := clientPipeline(t, "ops", dir, testutil.FreePort(t))
 	mustExecCLI(t, "operator", "push", good, "--name", "risk", "--config", cfg)
 	out := mustExecCLI(t, "operator", "list", "--config", cfg)
 	if !strings.Contains(out, "risk ") {

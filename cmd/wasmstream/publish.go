@@ -58,7 +58,7 @@ func publish(cmd *cobra.Command, g *globalFlags, f *publishFlags, args []string)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	logger := newLogger(g, cfg)
-	conn, err := engine.ConnectClient(ctx, cfg, logger)
+	conn, err := engine.ConnectClient(ctx, cfg, logger, engine.AsData)
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func TestClientRefusesAnotherPipelinesServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// Nothing listens yet: this starts a's embedded server on a's store.
-	connA, err := engine.ConnectClient(ctx, cfgA, hclog.NewNullLogger())
+	connA, err := engine.ConnectClient(ctx, cfgA, hclog.NewNullLogger(), engine.AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func read(cmd *cobra.Command, g *globalFlags, f *readFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	conn, err := engine.ConnectClient(ctx, cfg, newLogger(g, cfg))
+	conn, err := engine.ConnectClient(ctx, cfg, newLogger(g, cfg), engine.AsData)
 	if err != nil {
 		return err
 	}

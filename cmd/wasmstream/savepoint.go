@@ -107,7 +107,7 @@ func (t savepointTarget) store(g *globalFlags) (*storeSession, error) {
 		return nil, errNeedsPipeline
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	conn, err := engine.ConnectClient(ctx, t.cfg, newLogger(g, t.cfg))
+	conn, err := engine.ConnectClient(ctx, t.cfg, newLogger(g, t.cfg), engine.AsControl)
 	if err != nil {
 		stop()
 		return nil, err

@@ -87,7 +87,7 @@ func benchPipeline(b *testing.B, wasm string) {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: p.ClientURL()})
+	c, err := natsio.Connect(ctx, p.Reach())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func benchPipeline(b *testing.B, wasm string) {
 func benchPlainLoop(b *testing.B, wasm string) {
 	cfg := b2Config(b, wasm)
 	ctx := context.Background()
-	c, err := engine.ConnectClient(ctx, cfg, hclog.NewNullLogger())
+	c, err := engine.ConnectClient(ctx, cfg, hclog.NewNullLogger(), engine.AsControl)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -114,7 +114,7 @@ var noRecovery = engine.RecoveryOptions{}
 func publishKeyed(b *testing.B, p *engine.Pipeline, subject string, n int, key func(int) string, value func(int) []byte) {
 	b.Helper()
 	ctx := context.Background()
-	c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: p.ClientURL()})
+	c, err := natsio.Connect(ctx, p.Reach())
 	if err != nil {
 		b.Fatal(err)
 	}

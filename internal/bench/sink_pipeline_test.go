@@ -46,7 +46,7 @@ func sinkCheckpoints(b *testing.B) engine.CheckpointOptions {
 // connect opens a client connection to the pipeline's server.
 func connect(b *testing.B, p *engine.Pipeline) *natsio.Conn {
 	b.Helper()
-	c, err := natsio.Connect(context.Background(), natsio.ServerOptions{URL: p.ClientURL()})
+	c, err := natsio.Connect(context.Background(), p.Reach())
 	if err != nil {
 		b.Fatal(err)
 	}

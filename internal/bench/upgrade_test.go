@@ -95,7 +95,7 @@ sink "totals" { subject = "risk.totals" }
 func publishAccounts(b *testing.B, cfg *config.Pipeline, n int) {
 	b.Helper()
 	ctx := context.Background()
-	c, err := engine.ConnectClient(ctx, cfg, hclog.NewNullLogger())
+	c, err := engine.ConnectClient(ctx, cfg, hclog.NewNullLogger(), engine.AsControl)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,15 +13,17 @@
 // before their checkpoint completed, whole atomic batches only, exactly
 // once; idempotent ones exactly once after JetStream's deduplication;
 // at_least_once ones at least once, their duplicates counted. A NATS
-// server restart mid-run must lose nothing either.
+// server restart or freeze of a few seconds mid-run must lose nothing
+// either, and the pipeline must ride it out without exiting
+// (server.outage_budget).
 //
 // The package holds tests only. Run them with
 //
 //	go test -count=1 -v ./internal/crashtest/
 //
 // (-short shrinks the sizes and skips the sink kill loops, the
-// transactional crash points and the server restarts; -v shows the
-// CRASHTEST-SUMMARY lines of the kill loops and server restarts). The kill loops log the seed of their random kill delays;
+// transactional crash points and the server restarts and freezes; -v shows
+// the CRASHTEST-SUMMARY lines of the kill loops and outages). The kill loops log the seed of their random kill delays;
 // CRASHTEST_SEED=<seed> draws the same delays again. Tests of engine bugs
 // that are known and not fixed yet are skipped unless CRASHTEST_KNOWN_BUGS=1.
 package crashtest

@@ -72,6 +72,12 @@ type world struct {
 	cfgPath string
 	cfg     *config.Pipeline
 	runs    []*child
+	// natsURL is where the pipeline reaches NATS: the server, unless a
+	// test put a proxy in front of it (connectThrough).
+	natsURL string
+	// outageBudget is the pipeline's server.outage_budget; "": the default.
+	// Set it before connectThrough, which rewrites the file.
+	outageBudget string
 }
 
 // newWorld writes the pipeline file, starts the server and creates the
@@ -79,6 +85,7 @@ type world struct {
 func newWorld(t *testing.T, name string, spec pipelineSpec) *world {
 	t.Helper()
 	w := &world{name: name, srv: startServer(t), dir: t.TempDir(), spec: spec}
+	w.natsURL = w.srv.url
 	w.cfgPath = filepath.Join(w.dir, "pipeline.hcl")
 	if err := os.WriteFile(w.cfgPath, []byte(w.hcl()), 0o644); err != nil {
 		t.Fatal(err)
@@ -99,9 +106,24 @@ func newWorld(t *testing.T, name string, spec pipelineSpec) *world {
 	return w
 }
 
+// connectThrough makes the pipeline reach NATS at url (a proxy in front of
+// the test's server) from its next run on. The test itself, the recorder
+// and the streams keep the direct connection.
+func (w *world) connectThrough(t *testing.T, url string) {
+	t.Helper()
+	w.natsURL = url
+	if err := os.WriteFile(w.cfgPath, []byte(w.hcl()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (w *world) hcl() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "name     = %q\ndata_dir = %q\nserver {\n  url = %q\n}\n", pipelineName, filepath.Join(w.dir, "data"), w.srv.url)
+	fmt.Fprintf(&b, "name     = %q\ndata_dir = %q\nserver {\n  url = %q\n", pipelineName, filepath.Join(w.dir, "data"), w.natsURL)
+	if w.outageBudget != "" {
+		fmt.Fprintf(&b, "  outage_budget = %q\n", w.outageBudget)
+	}
+	b.WriteString("}\n")
 	for _, s := range w.spec.sources {
 		fmt.Fprintf(&b, "stream %q {\n  subjects = [%q]\n}\n", inputStream(s), inputSubject(s))
 		fmt.Fprintf(&b, "source %q {\n  stream = %q\n", s, inputStream(s))

@@ -45,7 +45,7 @@ func slowB(a, b []sumRecord) []sumRecord {
 // trickle publishes recs one at a time, a millisecond apart, while the
 // pipeline runs.
 func trickle(recs []sumRecord) func(*Pipeline) error {
-	return func(p *Pipeline) error { return sendSums(p.ClientURL(), recs, time.Millisecond) }
+	return func(p *Pipeline) error { return sendSums(p.Reach(), recs, time.Millisecond) }
 }
 
 // frequentCheckpoints are checkpoint options that take one every 30ms and

@@ -148,7 +148,7 @@ func startFaultyRun(t *testing.T, cfg *config.Pipeline, faults *faultfs.Injector
 func (r *faultyRun) feed(t *testing.T, recs []sumRecord) {
 	t.Helper()
 	want := r.p.Stats().Processed + uint64(len(recs))
-	publishSums(t, r.p.ClientURL(), recs)
+	publishSums(t, r.p.Reach(), recs)
 	deadline := time.Now().Add(time.Minute)
 	for r.p.Stats().Processed < want {
 		if time.Now().After(deadline) {

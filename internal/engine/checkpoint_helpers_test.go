@@ -57,7 +57,7 @@ type sumSetup struct {
 // guest, already compiled in the data dir's compilation cache.
 func newSumSetup(t *testing.T, parallelism int) sumSetup {
 	t.Helper()
-	s := sumSetup{dataDir: t.TempDir(), port: testutil.FreePort(t), module: testutil.GoGuest(t, sum2Pkg), parallelism: parallelism}
+	s := sumSetup{dataDir: testutil.PrivateTempDir(t), port: testutil.FreePort(t), module: testutil.GoGuest(t, sum2Pkg), parallelism: parallelism}
 	seedCompilationCache(t, s.dataDir, s.module)
 	return s
 }
@@ -114,7 +114,7 @@ func linkTree(t *testing.T, src, dst string) {
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return os.MkdirAll(target, 0o700)
 		}
 		if _, err := os.Stat(target); err == nil {
 			return nil
@@ -239,20 +239,20 @@ func expectedSums(recs ...[]sumRecord) map[string]int64 {
 	return want
 }
 
-// publishSums publishes recs, in order, through the server at url.
-func publishSums(t *testing.T, url string, recs []sumRecord) {
+// publishSums publishes recs, in order, through the server at reach.
+func publishSums(t *testing.T, reach natsio.ServerOptions, recs []sumRecord) {
 	t.Helper()
-	if err := sendSums(url, recs, 0); err != nil {
+	if err := sendSums(reach, recs, 0); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// sendSums publishes recs, in order, through the server at url, pausing
+// sendSums publishes recs, in order, through the server at reach, pausing
 // for pause after each one (0: no pause). Safe in any goroutine.
-func sendSums(url string, recs []sumRecord, pause time.Duration) error {
+func sendSums(reach natsio.ServerOptions, recs []sumRecord, pause time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: url})
+	c, err := natsio.Connect(ctx, reach)
 	if err != nil {
 		return err
 	}
@@ -277,12 +277,12 @@ func sendSums(url string, recs []sumRecord, pause time.Duration) error {
 // temporary embedded server on the pipeline's store.
 func publishSumsStored(t *testing.T, cfg *config.Pipeline, recs []sumRecord) {
 	t.Helper()
-	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger())
+	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	publishSums(t, c.ClientURL(), recs)
+	publishSums(t, c.Reach(), recs)
 }
 
 // quietOptions are run options for tests: warnings to the test log,
@@ -304,7 +304,7 @@ func quietOptions(t *testing.T, opts Options) Options {
 // (final checkpoint) and returns its stats.
 func runSums(t *testing.T, cfg *config.Pipeline, opts Options, recs []sumRecord) Stats {
 	t.Helper()
-	return runSumsWith(t, cfg, opts, func(p *Pipeline) error { return sendSums(p.ClientURL(), recs, 0) })
+	return runSumsWith(t, cfg, opts, func(p *Pipeline) error { return sendSums(p.Reach(), recs, 0) })
 }
 
 // runSumsWith is runSums with feed publishing while the pipeline runs (it
@@ -494,7 +494,9 @@ func sameDigest(t *testing.T, what string, before, after map[string]string) {
 
 // copyDataDir copies a stopped pipeline's data dir file by file (no hard
 // links, so that damaging a file of the copy touches nothing else), except
-// the compilation cache, which it seeds with modules instead.
+// the compilation cache, which it seeds with modules instead. The copy is
+// private like the original (0700 directories, 0600 files): the embedded
+// server refuses seeds others can read.
 func copyDataDir(t *testing.T, src, dst string, modules ...string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
@@ -510,7 +512,7 @@ func copyDataDir(t *testing.T, src, dst string, modules ...string) {
 		case d.IsDir() && rel == "cache":
 			return filepath.SkipDir
 		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
+			return os.MkdirAll(target, 0o700)
 		}
 		return copyOneFile(path, target)
 	})
@@ -528,7 +530,7 @@ func copyOneFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func testManifestContents(t *testing.T, fx *recoveryFixture) {
 // each names its stream by its creation time.
 func checkManifestSources(t *testing.T, cfg *config.Pipeline, m checkpoint.Manifest, lastA, lastB int) {
 	t.Helper()
-	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger())
+	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func testRetentionKeepsNewest(t *testing.T, fx *recoveryFixture) {
 		// Records keep arriving meanwhile, so the run is not idle before
 		// the last on-demand checkpoint.
 		fed := make(chan error, 1)
-		go func() { fed <- sendSums(p.ClientURL(), sumRecords(40, 12, 3), 25*time.Millisecond) }()
+		go func() { fed <- sendSums(p.Reach(), sumRecords(40, 12, 3), 25*time.Millisecond) }()
 		for range 3 {
 			r, err := p.Trigger(context.Background())
 			if err != nil || r.Error != "" {

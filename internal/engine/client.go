@@ -10,23 +10,31 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wasmstream/wasmstream/internal/engine/auth"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
-// ConnectClient connects a command-line client (publish, read) to the
-// pipeline's NATS: the configured server; else the embedded server of the
-// running pipeline on 127.0.0.1:<embedded_port>, refused (ErrForeignServer)
-// when the server there is another pipeline's; else a temporary embedded
-// server on the pipeline's store, so records can be published before the
-// first run. Declared streams are ensured either way.
-func ConnectClient(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (*natsio.Conn, error) {
+// ConnectClient connects a command-line client to the pipeline's NATS as
+// role (package auth): the configured server; else the embedded server of
+// the running pipeline on 127.0.0.1:<embedded_port>, refused
+// (ErrForeignServer) when the server there is another pipeline's; else a
+// temporary embedded server on the pipeline's store, so records can be
+// published before the first run. Declared streams are ensured either way.
+func ConnectClient(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger, role auth.Role) (*natsio.Conn, error) {
 	opts := serverOptions(cfg, logger)
-	if opts.URL != "" || !embeddedRunning(opts.EmbeddedPort) {
+	if opts.URL != "" {
 		return connectAndEnsure(ctx, cfg, opts)
 	}
-	logger.Debug("using the running pipeline's embedded server", "port", opts.EmbeddedPort)
-	conn, err := connectRunningEmbedded(ctx, cfg, opts)
+	if !embeddedRunning(opts.EmbeddedPort) {
+		owner, err := ownerOptions(cfg, logger)
+		if err != nil {
+			return nil, err
+		}
+		return connectAndEnsure(ctx, cfg, owner)
+	}
+	logger.Debug("using the running pipeline's embedded server", "port", opts.EmbeddedPort, "as", role)
+	conn, err := connectRunningEmbedded(ctx, cfg, logger, role)
 	if err != nil {
 		return nil, err
 	}
@@ -37,16 +45,27 @@ func ConnectClient(ctx context.Context, cfg *config.Pipeline, logger hclog.Logge
 	return conn, nil
 }
 
+// Roles a client connects to a pipeline's embedded server as.
+const (
+	// AsControl: every right (operator push/rm, upgrade, savepoints, checkpoints).
+	AsControl = auth.Control
+	// AsData: publish into sources and read streams only.
+	AsData = auth.Data
+)
+
 // serverOptions maps the pipeline's server block to natsio options; the
 // embedded server's store lives in the data dir, and its name says whose
 // it is (embeddedServerName).
 func serverOptions(cfg *config.Pipeline, logger hclog.Logger) natsio.ServerOptions {
 	s := cfg.Server
-	return natsio.ServerOptions{
-		URL: s.URL, CredentialsFile: s.Credentials, User: s.User, Password: s.Password, Token: s.Token,
-		EmbeddedPort: s.EmbeddedPort, MaxPayload: s.MaxPayload, StoreDir: filepath.Join(cfg.DataDir, "jetstream"),
+	opts := natsio.ServerOptions{
+		URL: s.URL, EmbeddedPort: s.EmbeddedPort, MaxPayload: s.MaxPayload, StoreDir: filepath.Join(cfg.DataDir, "jetstream"),
 		ServerName: embeddedServerName(cfg), Logger: logger.Named("nats"),
 	}
+	if s.URL != "" {
+		opts.CredentialsFile, opts.User, opts.Password, opts.Token = s.Credentials, s.User, s.Password, s.Token
+	}
+	return opts
 }
 
 // connectAndEnsure connects and creates the pipeline's declared streams

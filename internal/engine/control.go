@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wasmstream/wasmstream/internal/engine/auth"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/engine/control"
 	"github.com/wasmstream/wasmstream/natsio"
@@ -87,7 +88,7 @@ func connectRunningWith(ctx context.Context, cfg *config.Pipeline, logger hclog.
 	if !embeddedRunning(opts.EmbeddedPort) {
 		return nil, fmt.Errorf("%w: pipeline %q: nothing listens on its embedded server port 127.0.0.1:%d; start it with wasmstream run", ErrNotRunning, cfg.Name, opts.EmbeddedPort)
 	}
-	conn, err := connectRunningEmbedded(ctx, cfg, opts)
+	conn, err := connectRunningEmbedded(ctx, cfg, logger, auth.Control)
 	if errors.Is(err, ErrForeignServer) {
 		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
 	}

@@ -47,7 +47,7 @@ func TestDataDirIsPrivate(t *testing.T) {
 	runSums(t, s.load(t), Options{Logger: logger}, recs1)
 
 	cfg := s.load(t)
-	c, err := ConnectClient(context.Background(), cfg, logger)
+	c, err := ConnectClient(context.Background(), cfg, logger, AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func looseEntries(t *testing.T, root string) []string {
 
 // TestOpenWarnsAboutLooseDataDir: a data dir that other local users can
 // reach (here the test's own temp dir, 0777 less the umask, with a
-// compilation cache linked in 0755) gets one warning naming each loose
+// compilation cache made 0755) gets one warning naming each loose
 // directory, its mode and the fix; the run goes on and the modes stay as
 // the user set them.
 func TestOpenWarnsAboutLooseDataDir(t *testing.T) {

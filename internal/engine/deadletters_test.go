@@ -19,10 +19,10 @@ const sumDeadLetterSubject = "wasmstream.dlq.sums.sum"
 
 // publishRaw publishes each payload, as is, to subject through the server
 // at url.
-func publishRaw(url, subject string, payloads ...string) error {
+func publishRaw(reach natsio.ServerOptions, subject string, payloads ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: url})
+	c, err := natsio.Connect(ctx, reach)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func TestKeyNotUTF8IsDeadLettered(t *testing.T) {
 	s := newSumSetup(t, 1)
 	cfg := s.load(t)
 	runSumsWith(t, cfg, Options{}, func(p *Pipeline) error {
-		return publishRaw(p.ClientURL(), sumSubjectA,
+		return publishRaw(p.Reach(), sumSubjectA,
 			"{\"k\":\"\xff\xfe\",\"v\":1}",
 			"{\"k\":\"\xfe\xff\",\"v\":2}",
 			`{"k":"ok","v":5}`)
@@ -81,7 +81,7 @@ func TestKeyFailuresAreCountedAsDeadLettered(t *testing.T) {
 	var logs syncBuffer
 	logger := hclog.New(&hclog.LoggerOptions{Level: hclog.Info, JSONFormat: true, Output: &logs})
 	stats := runSumsWith(t, cfg, Options{Logger: logger}, func(p *Pipeline) error {
-		return publishRaw(p.ClientURL(), sumSubjectA,
+		return publishRaw(p.Reach(), sumSubjectA,
 			`{"v":1}`,             // no key
 			`{"k":{"x":1},"v":1}`, // an object is no key
 			`not json`,            // no payload to take a key from

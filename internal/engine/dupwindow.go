@@ -18,17 +18,20 @@ const serverDuplicateWindow = 2 * time.Minute
 
 // replayHorizon is how long after an output's first publication its
 // replay can publish it again: the records since the last completed
-// checkpoint (up to one interval) are replayed after the restart.
-func replayHorizon(interval time.Duration) time.Duration {
-	return max(interval, 0) + recoveryMargin
+// checkpoint (up to one interval) are replayed after the restart, and an
+// outage can hold the resend, or the exit that leads to the replay, for
+// up to the outage budget.
+func replayHorizon(interval, outageBudget time.Duration) time.Duration {
+	return max(interval, 0) + outageBudget + recoveryMargin
 }
 
 // SinkWarnings checks, from the config alone, that the duplicate window of
 // the declared stream behind every idempotent or transactional sink covers
-// the replay horizon (checkpoint interval + a minute for the restart).
+// the replay horizon (checkpoint interval + outage budget + a minute for
+// the restart).
 // Streams that are not declared are checked by run, on the server.
 func SinkWarnings(cfg *config.Pipeline) []string {
-	horizon := replayHorizon(configInterval(cfg))
+	horizon := replayHorizon(configInterval(cfg), outageBudget(cfg))
 	var out []string
 	for _, s := range cfg.Sinks {
 		st := cfg.StreamCapturing(s.Subject)
@@ -57,7 +60,7 @@ func configInterval(cfg *config.Pipeline) time.Duration {
 // warnDuplicateWindows checks, on the server, the stream behind every
 // idempotent or transactional sink against the run's replay horizon.
 func (p *Pipeline) warnDuplicateWindows(ctx context.Context) {
-	horizon := replayHorizon(p.opts.Checkpoint.Interval)
+	horizon := replayHorizon(p.opts.Checkpoint.Interval, outageBudget(p.cfg))
 	for _, s := range p.cfg.Sinks {
 		if s.Mode == config.ModeAtLeastOnce {
 			continue

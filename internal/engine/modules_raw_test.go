@@ -25,7 +25,7 @@ func TestRegistryRawWriteIsNeverLoaded(t *testing.T) {
 	s := newSumSetup(t, 1)
 	cfg := s.load(t)
 	ctx := context.Background()
-	c, err := ConnectClient(ctx, cfg, testLogger(t))
+	c, err := ConnectClient(ctx, cfg, testLogger(t), AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}

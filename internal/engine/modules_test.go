@@ -22,7 +22,7 @@ func TestRegistryModuleReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := s.load(t)
-	c, err := ConnectClient(context.Background(), cfg, testLogger(t))
+	c, err := ConnectClient(context.Background(), cfg, testLogger(t), AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}

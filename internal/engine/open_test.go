@@ -23,7 +23,7 @@ func TestOpenFailureReturnsErrorAndCleansUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	cfg := testPipeline(t, wasm, t.TempDir(), port, "")
+	cfg := testPipeline(t, wasm, testutil.PrivateTempDir(t), port, "")
 	p, err := Open(context.Background(), cfg, Options{Logger: testLogger(t)})
 	if err == nil {
 		p.Close()

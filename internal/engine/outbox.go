@@ -174,8 +174,10 @@ func shortHash(s string) string {
 }
 
 // publishCommitted publishes the transactional outputs of checkpoint id,
-// which has just completed (or was restored). A failure stops the pipeline:
-// the outputs stay in the outbox, and the next run's restore publishes them.
+// which has just completed (or was restored). The outputs stay in the
+// outbox until they are all published: after an outage (natsio.IsOutage)
+// the coordinator asks again within the outage budget; any other failure
+// stops the pipeline, and the next run's restore publishes them.
 func (p *Pipeline) publishCommitted(ctx context.Context, id uint64) error {
 	if !p.hasTransactionalSink() {
 		return nil
@@ -183,7 +185,8 @@ func (p *Pipeline) publishCommitted(ctx context.Context, id uint64) error {
 	start := time.Now()
 	n, err := p.commitOutbox(ctx, id)
 	if err != nil {
-		return fmt.Errorf("publishing the transactional outputs of checkpoint %d: %w; they stay staged and are published when the pipeline restarts", id, err)
+		return fmt.Errorf("publishing the transactional outputs of checkpoint %d: %w; they stay staged in it and are published again "+
+			"(after a NATS outage, once NATS answers; otherwise when the pipeline restarts)", id, err)
 	}
 	p.transactionalPublished.Add(uint64(n))
 	if err := recovery.MarkPublished(p.cfg.DataDir, id); err != nil {

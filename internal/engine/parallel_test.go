@@ -15,7 +15,7 @@ import (
 // The 24 accounts spread over all four key-group ranges.
 func TestParallelTasksKeepPerKeyState(t *testing.T) {
 	wasm := testutil.GoGuest(t, paymentRiskPkg)
-	cfg := testPipeline(t, wasm, t.TempDir(), testutil.FreePort(t), "parallelism = 4")
+	cfg := testPipeline(t, wasm, testutil.PrivateTempDir(t), testutil.FreePort(t), "parallelism = 4")
 	const accounts, perAccount = 24, 5
 	var lines strings.Builder
 	want := map[string]int64{}

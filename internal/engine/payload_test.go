@@ -111,7 +111,7 @@ func TestOutputOverMaxPayloadIsDeadLettered(t *testing.T) {
 			cfg := echoPipeline(t, t.TempDir(), testutil.FreePort(t), mode, "")
 			big := echoRecord("b", serverDefaultMaxPayload-8)
 			stats := runSumsWith(t, cfg, Options{}, func(p *Pipeline) error {
-				return publishRaw(p.ClientURL(), echoSubjectIn, echoRecord("a", 20), big, echoRecord("a", 30))
+				return publishRaw(p.Reach(), echoSubjectIn, echoRecord("a", 20), big, echoRecord("a", 30))
 			})
 			if stats.Processed != 2 || stats.DeadLettered != 1 {
 				t.Errorf("stats %+v, want 2 processed and 1 dead-lettered", stats)
@@ -125,7 +125,7 @@ func TestOutputOverMaxPayloadIsDeadLettered(t *testing.T) {
 			// A replay of the same records from empty state makes the same
 			// decision and goes on to a new record.
 			stats = runSumsWith(t, cfg, Options{Recovery: RecoveryOptions{EmptyState: true}}, func(p *Pipeline) error {
-				return publishRaw(p.ClientURL(), echoSubjectIn, echoRecord("a", 40))
+				return publishRaw(p.Reach(), echoSubjectIn, echoRecord("a", 40))
 			})
 			if stats.Processed != 3 || stats.DeadLettered != 1 {
 				t.Errorf("replay stats %+v, want 3 processed and 1 dead-lettered", stats)
@@ -186,7 +186,7 @@ func TestRunWarnsAboutLimitsOverMaxPayload(t *testing.T) {
 	var logs syncBuffer
 	logger := hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: &logs})
 	stats := runSumsWith(t, cfg, Options{Logger: logger}, func(p *Pipeline) error {
-		return publishRaw(p.ClientURL(), echoSubjectIn, echoRecord("a", 20), echoRecord("b", maxPayload-8), echoRecord("a", 30))
+		return publishRaw(p.Reach(), echoSubjectIn, echoRecord("a", 20), echoRecord("b", maxPayload-8), echoRecord("a", 30))
 	})
 	if stats.Processed != 2 || stats.DeadLettered != 1 {
 		t.Errorf("stats %+v, want 2 processed and 1 dead-lettered", stats)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wasmstream/wasmstream/internal/engine/auth"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/engine/control"
 	"github.com/wasmstream/wasmstream/internal/engine/coordinator"
@@ -183,18 +184,23 @@ func (p *Pipeline) compile(ctx context.Context) error {
 const DeadLetterStream = config.DeadLetterStream
 
 func (p *Pipeline) connect(ctx context.Context) error {
-	conn, err := connectAndEnsure(ctx, p.cfg, serverOptions(p.cfg, p.logger))
+	opts, err := ownerOptions(p.cfg, p.logger)
+	if err != nil {
+		return err
+	}
+	conn, err := connectAndEnsure(ctx, p.cfg, opts)
 	if err != nil {
 		return err
 	}
 	p.conn = conn
 	if conn.Embedded() {
-		p.logger.Info("embedded JetStream server started", "url", conn.ClientURL(), "store", filepath.Join(p.cfg.DataDir, "jetstream"))
+		p.logger.Info("embedded JetStream server started", "url", conn.ClientURL(), "store", filepath.Join(p.cfg.DataDir, "jetstream"),
+			"nkeys", auth.Dir(p.cfg.DataDir))
 	}
 	if _, err := conn.EnsureStream(ctx, natsio.StreamSpec{Name: DeadLetterStream, Subjects: []string{config.DeadLetterSubjects}}); err != nil {
 		return fmt.Errorf("dead-letter stream %s: %w", DeadLetterStream, err)
 	}
-	p.sink = conn.NewSink(4096)
+	p.sink = conn.NewSinkWith(natsio.SinkOptions{MaxPending: 4096, OutageBudget: outageBudget(p.cfg)})
 	return nil
 }
 
@@ -256,8 +262,10 @@ func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator.Driver, er
 	c := p.opts.Checkpoint
 	return coordinator.New(coordinator.Config{
 		Protocol: protocol.CoordinatorConfig{Sources: len(p.sources), Tasks: len(p.tasks), Mode: c.Mode, Interval: c.Interval, Timeout: c.Timeout,
-			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, FirstID: lastCompleted + 1, Where: CheckpointRoot(p.cfg), Clock: c.Clock},
+			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, OutageBudget: outageBudget(p.cfg),
+			FirstID: lastCompleted + 1, Where: CheckpointRoot(p.cfg), Server: p.conn.ClientURL(), Clock: c.Clock},
 		Root: CheckpointRoot(p.cfg), Retain: c.Retain, Restored: p.restoredID(), Logger: p.logger, Crash: p.crash, Reports: p.reports, Effects: checkpointEffects{p},
+		Outage: natsio.IsOutage,
 	})
 }
 
@@ -335,6 +343,10 @@ func (p *Pipeline) close() {
 
 // ClientURL is where NATS clients reach the server the pipeline uses.
 func (p *Pipeline) ClientURL() string { return p.conn.ClientURL() }
+
+// Reach returns options that connect another client to the pipeline's
+// server with the pipeline's own (control) credentials.
+func (p *Pipeline) Reach() natsio.ServerOptions { return p.conn.Reach() }
 
 func (p *Pipeline) fail(err error) {
 	p.failOnce.Do(func() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wasmstream/wasmstream/internal/engine/auth"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 	"github.com/wasmstream/wasmstream/natsio"
@@ -76,17 +77,17 @@ func runUntilIdle(t *testing.T, cfg *config.Pipeline, lines string) Stats {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	publishLines(t, p.ClientURL(), lines)
+	publishLines(t, p.Reach(), lines)
 	if err := p.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return p.Stats()
 }
 
-func publishLines(t *testing.T, url, lines string) {
+func publishLines(t *testing.T, reach natsio.ServerOptions, lines string) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: url})
+	c, err := natsio.Connect(ctx, reach)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +108,14 @@ type riskResult struct {
 // embedded server on the pipeline's store (the pipeline is stopped).
 func readSubject(t *testing.T, cfg *config.Pipeline, subject string) []natsio.Message {
 	t.Helper()
+	return readSubjectAs(t, cfg, subject, AsControl)
+}
+
+// readSubjectAs reads every stored message of subject, connecting as role.
+func readSubjectAs(t *testing.T, cfg *config.Pipeline, subject string, role auth.Role) []natsio.Message {
+	t.Helper()
 	ctx := context.Background()
-	c, err := ConnectClient(ctx, cfg, hclog.NewNullLogger())
+	c, err := ConnectClient(ctx, cfg, hclog.NewNullLogger(), role)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +154,7 @@ const pinnedEvents = `{"account":"acct-47","event":"evt-47","cents":1200}
 // position with the state intact.
 func TestPaymentRiskEndToEnd(t *testing.T) {
 	wasm := testutil.GoGuest(t, paymentRiskPkg)
-	cfg := testPipeline(t, wasm, t.TempDir(), testutil.FreePort(t), "")
+	cfg := testPipeline(t, wasm, testutil.PrivateTempDir(t), testutil.FreePort(t), "")
 
 	stats := runUntilIdle(t, cfg, pinnedEvents)
 	if stats.Processed != 3 || stats.Emitted != 2 || stats.DeadLettered != 0 {
@@ -178,7 +185,7 @@ func TestPaymentRiskEndToEnd(t *testing.T) {
 func TestBadRecordIsDeadLettered(t *testing.T) {
 	skipInRacePass(t)
 	wasm := testutil.GoGuest(t, paymentRiskPkg)
-	cfg := testPipeline(t, wasm, t.TempDir(), testutil.FreePort(t), `config = jsonencode({ max_cents = 1000 })`)
+	cfg := testPipeline(t, wasm, testutil.PrivateTempDir(t), testutil.FreePort(t), `config = jsonencode({ max_cents = 1000 })`)
 	stats := runUntilIdle(t, cfg, `{"account":"a","event":"e1","cents":10}
 {"account":"a","event":"e2","cents":5000}
 {"account":"a","event":"e3","cents":-1}

@@ -36,6 +36,10 @@ type Stats struct {
 	// one by one because their atomic batch was found already committed.
 	TransactionalPublished uint64
 	TransactionalResent    uint64
+	// OutputsResent counts outputs and dead letters sent again, with their
+	// message ids, because NATS did not acknowledge them before a
+	// reconnect (an outage, server.outage_budget).
+	OutputsResent uint64
 }
 
 // Stats returns the current counters.
@@ -48,6 +52,9 @@ func (p *Pipeline) Stats() Stats {
 	s.SkippedOnReplay = p.skipped.Load()
 	s.TransactionalPublished = p.transactionalPublished.Load()
 	s.TransactionalResent = p.outboxRecommitted.Load()
+	if p.sink != nil {
+		s.OutputsResent = p.sink.Stats().Resent
+	}
 	for _, op := range p.operators {
 		s.DeadLettered += p.dead.publishedBy(op.cfg.Name)
 		for _, t := range op.tasks {
@@ -72,6 +79,9 @@ func (p *Pipeline) logProgress(started time.Time) {
 	}
 	if p.hasTransactionalSink() {
 		args = append(args, "transactional_published", s.TransactionalPublished, "transactional_resent", s.TransactionalResent)
+	}
+	if s.OutputsResent > 0 { // only after an outage: the usual line stays short
+		args = append(args, "outputs_resent", s.OutputsResent)
 	}
 	if p.hasTTL() {
 		args = append(args, "state_expired", s.StateExpired, "state_live_entries", s.StateLiveEntries, "state_live_bytes", s.StateLiveBytes)

@@ -33,7 +33,7 @@ func inputA(n, keys, seed int) []sumRecord {
 // running) and the stream SUMA.
 func withSUMA(t *testing.T, cfg *config.Pipeline, f func(c *natsio.Conn, st jetstream.Stream)) {
 	t.Helper()
-	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger())
+	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestRunStopsWhenSourceStreamIsRecreated(t *testing.T) {
 // times.
 func recreateWhileRunning(p *Pipeline, old, renewed []sumRecord, created *[2]time.Time) error {
 	ctx := context.Background()
-	if err := sendSums(p.ClientURL(), old, 0); err != nil {
+	if err := sendSums(p.Reach(), old, 0); err != nil {
 		return err
 	}
 	for deadline := time.Now().Add(time.Minute); p.Stats().Processed < uint64(len(old)); time.Sleep(20 * time.Millisecond) {
@@ -211,7 +211,7 @@ func recreateWhileRunning(p *Pipeline, old, renewed []sumRecord, created *[2]tim
 			return fmt.Errorf("processed %d of %d records", p.Stats().Processed, len(old))
 		}
 	}
-	c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: p.ClientURL()})
+	c, err := natsio.Connect(ctx, p.Reach())
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func recreateWhileRunning(p *Pipeline, old, renewed []sumRecord, created *[2]tim
 		return err
 	}
 	created[1] = st.CachedInfo().Created
-	return sendSums(p.ClientURL(), renewed, 0)
+	return sendSums(p.Reach(), renewed, 0)
 }
 
 // A purge of the whole stream past the position is refused as before, now

@@ -71,7 +71,7 @@ func runWithOneTrigger(t *testing.T, cfg *config.Pipeline, opts Options, recs []
 	var id uint64
 	half := len(recs) / 2
 	runSumsWith(t, cfg, opts, func(p *Pipeline) error {
-		if err := sendSums(p.ClientURL(), recs[:half], 0); err != nil {
+		if err := sendSums(p.Reach(), recs[:half], 0); err != nil {
 			return err
 		}
 		for deadline := time.Now().Add(time.Minute); p.Stats().Processed < uint64(half); time.Sleep(5 * time.Millisecond) {
@@ -82,7 +82,7 @@ func runWithOneTrigger(t *testing.T, cfg *config.Pipeline, opts Options, recs []
 		// Records keep arriving, so the run is not idle before the
 		// on-demand checkpoint.
 		fed := make(chan error, 1)
-		go func() { fed <- sendSums(p.ClientURL(), recs[half:], 25*time.Millisecond) }()
+		go func() { fed <- sendSums(p.Reach(), recs[half:], 25*time.Millisecond) }()
 		r, err := p.Trigger(context.Background())
 		if err != nil || r.Error != "" {
 			return fmt.Errorf("on-demand checkpoint: %+v, %v", r, err)

@@ -380,7 +380,7 @@ func countInput(input int, batches ...[]sumRecord) int {
 
 func recreateStreamA(t *testing.T, cfg *config.Pipeline) {
 	t.Helper()
-	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger())
+	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func recreateStreamA(t *testing.T, cfg *config.Pipeline) {
 func purgeStreamBPastCheckpoint(t *testing.T, cfg *config.Pipeline) {
 	t.Helper()
 	publishSumsStored(t, cfg, []sumRecord{{input: 1, key: "key-1", v: 5}, {input: 1, key: "key-2", v: 6}})
-	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger())
+	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestContextStopTakesFinalCheckpoint(t *testing.T) {
 	defer closePipeline()
 	fed := make(chan error, 1)
 	go func() {
-		err := sendSums(p.ClientURL(), recs, 0)
+		err := sendSums(p.Reach(), recs, 0)
 		for err == nil && p.Stats().Processed < 500 {
 			time.Sleep(time.Millisecond)
 		}

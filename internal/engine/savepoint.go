@@ -118,7 +118,7 @@ func CreateSavepoint(ctx context.Context, cfg *config.Pipeline, opts SavepointOp
 // PushSavepoint stores savepoint name of cfg's data dir in the Object Store
 // of the pipeline's NATS and returns the object and the server's URL.
 func PushSavepoint(ctx context.Context, cfg *config.Pipeline, name string, logger hclog.Logger) (savepointstore.StoredSavepoint, string, error) {
-	conn, err := ConnectClient(ctx, cfg, logger)
+	conn, err := ConnectClient(ctx, cfg, logger, AsControl)
 	if err != nil {
 		return savepointstore.StoredSavepoint{}, "", err
 	}
@@ -352,7 +352,7 @@ func adoptArchiveFile(path, root string) (checkpoint.Adoption, error) {
 }
 
 func adoptFromObjectStore(ctx context.Context, cfg *config.Pipeline, pipeline, name string, logger hclog.Logger) (checkpoint.Adoption, error) {
-	conn, err := ConnectClient(ctx, cfg, logger)
+	conn, err := ConnectClient(ctx, cfg, logger, AsControl)
 	if err != nil {
 		return checkpoint.Adoption{}, err
 	}

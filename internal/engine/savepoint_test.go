@@ -145,7 +145,7 @@ func TestSavepointRestoresIntoAnotherPipeline(t *testing.T) {
 
 	// Records after the savepoint, on the shared streams.
 	recs2 := sumRecords(200, 25, 2)
-	publishSums(t, url, recs2)
+	publishSums(t, natsio.ServerOptions{URL: url}, recs2)
 
 	second := savepointPipeline(t, "sums-second", urlServer(url), 3)
 	id, err := ImportSavepoint(ctx, second, archive, testLogger(t))
@@ -215,7 +215,7 @@ func TestSavepointOfARunningPipeline(t *testing.T) {
 	ran := make(chan error, 1)
 	go func() { ran <- p.Run(runCtx) }()
 	recs := sumRecords(400, 30, 3)
-	publishSums(t, url, recs)
+	publishSums(t, natsio.ServerOptions{URL: url}, recs)
 	waitUntil(t, "the running pipeline processed every record", func() bool { return p.Stats().Processed == uint64(len(recs)) })
 
 	_, err = ImportSavepoint(ctx, first, "whatever", testLogger(t))

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wasmstream/wasmstream/internal/engine/auth"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/natsio"
 )
@@ -63,15 +66,28 @@ func canonicalPath(dir string) string {
 	}
 }
 
-// connectRunningEmbedded connects to the server on cfg's embedded port and
-// makes sure it is cfg's pipeline's embedded server.
-func connectRunningEmbedded(ctx context.Context, cfg *config.Pipeline, opts natsio.ServerOptions) (*natsio.Conn, error) {
-	addr := fmt.Sprintf("127.0.0.1:%d", opts.EmbeddedPort)
+// connectRunningEmbedded connects as role to the server on cfg's embedded
+// port once it made sure, before offering any credentials, that it is
+// cfg's pipeline's embedded server.
+func connectRunningEmbedded(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger, role auth.Role) (*natsio.Conn, error) {
+	addr := fmt.Sprintf("127.0.0.1:%d", serverOptions(cfg, logger).EmbeddedPort)
+	name, err := natsio.ProbeServer(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkServerOwner(cfg, addr, name); err != nil {
+		return nil, err
+	}
+	opts, err := clientOptions(cfg, logger, role)
+	if err != nil {
+		return nil, err
+	}
 	opts.URL = "nats://" + addr
 	conn, err := natsio.Connect(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
+	// The port may have changed hands since the probe.
 	if err := checkServerOwner(cfg, addr, conn.NC.ConnectedServerName()); err != nil {
 		conn.Close()
 		return nil, err

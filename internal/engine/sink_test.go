@@ -19,7 +19,7 @@ func outputCount(t *testing.T, p *Pipeline) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: p.ClientURL()})
+	c, err := natsio.Connect(ctx, p.Reach())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestTransactionalOutputsAppearOnlyAfterTheirCheckpoint(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx) }()
-	publishSums(t, p.ClientURL(), recs)
+	publishSums(t, p.Reach(), recs)
 	waitProcessed(t, p, uint64(len(recs)))
 	if n := outputCount(t, p); n != 0 {
 		t.Fatalf("%d outputs visible before any checkpoint completed, want 0", n)
@@ -126,7 +126,7 @@ func TestSinkModeMessageIDs(t *testing.T) {
 func streamMsgs(t *testing.T, cfg *config.Pipeline, stream string) uint64 {
 	t.Helper()
 	ctx := context.Background()
-	c, err := ConnectClient(ctx, cfg, testLogger(t))
+	c, err := ConnectClient(ctx, cfg, testLogger(t), AsControl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +173,8 @@ func TestWorkQueueSourceAcknowledgesThroughCheckpoints(t *testing.T) {
 }
 
 // TestSinkWarnings: a declared output stream whose duplicate window (10m
-// for SUMOUT) is shorter than the checkpoint interval plus the recovery
-// margin is warned about for idempotent and transactional sinks, never for
+// for SUMOUT) is shorter than the checkpoint interval plus the outage
+// budget (30s) plus the recovery margin is warned about for idempotent and transactional sinks, never for
 // at_least_once; a short enough interval gives no warning.
 func TestSinkWarnings(t *testing.T) {
 	skipInRacePass(t)
@@ -188,7 +188,7 @@ func TestSinkWarnings(t *testing.T) {
 			if (len(got) == 1) != want || len(got) > 1 {
 				t.Errorf("interval %s, mode %s: warnings %q, want one: %v", interval, mode, got, want)
 			}
-			if want && !strings.Contains(got[0], "stream SUMOUT remembers message ids for 10m0s but a replay can come 11m0s after the first publish") {
+			if want && !strings.Contains(got[0], "stream SUMOUT remembers message ids for 10m0s but a replay can come 11m30s after the first publish") {
 				t.Errorf("warning %q", got[0])
 			}
 		}

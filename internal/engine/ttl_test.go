@@ -104,7 +104,7 @@ func runDedup(t *testing.T, cfg *config.Pipeline, opts Options, records ...[]byt
 	return runSumsWith(t, cfg, opts, func(p *Pipeline) error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		c, err := natsio.Connect(ctx, natsio.ServerOptions{URL: p.ClientURL()})
+		c, err := natsio.Connect(ctx, p.Reach())
 		if err != nil {
 			return err
 		}

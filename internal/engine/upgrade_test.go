@@ -139,7 +139,7 @@ func event(account, id string, cents int) string {
 // is refused and release 2 keeps running.
 func TestUpgradeMigratesState(t *testing.T) {
 	v1, v2, v3 := riskRelease(t, 1), riskRelease(t, 2), riskRelease(t, 3)
-	cfg := testPipeline(t, v1, t.TempDir(), testutil.FreePort(t), "")
+	cfg := testPipeline(t, v1, testutil.PrivateTempDir(t), testutil.FreePort(t), "")
 	s := serve(t, cfg)
 	s.publishEvents(t, event("a", "e1", 100), event("b", "e2", 50), event("a", "e3", 25))
 	waitCheckpoint(t, cfg)
@@ -188,7 +188,7 @@ func TestUpgradeMigratesState(t *testing.T) {
 func TestUpgradeRollsBackWhenTheRestartMigrationFails(t *testing.T) {
 	skipInRacePass(t)
 	v2, v3 := riskRelease(t, 2), riskRelease(t, 3)
-	cfg := testPipeline(t, v2, t.TempDir(), testutil.FreePort(t), "")
+	cfg := testPipeline(t, v2, testutil.PrivateTempDir(t), testutil.FreePort(t), "")
 	s := serve(t, cfg)
 	s.publishEvents(t, event("a", "e1", 7))
 	r, err := RequestUpgrade(context.Background(), cfg, UpgradeRequest{Operator: "risk", Module: v3}, time.Minute)

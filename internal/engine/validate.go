@@ -86,7 +86,7 @@ func ttlLine(name string, s stateTTL) string {
 // resolveForValidate fetches registry modules through the pipeline's
 // server (a temporary embedded one when no pipeline runs).
 func resolveForValidate(ctx context.Context, cfg *config.Pipeline) error {
-	c, err := ConnectClient(ctx, cfg, hclog.NewNullLogger())
+	c, err := ConnectClient(ctx, cfg, hclog.NewNullLogger(), AsControl)
 	if err != nil {
 		return err
 	}

@@ -23,12 +23,20 @@ type CoordinatorConfig struct {
 	MinPause time.Duration
 	// MaxFailures is how many checkpoints may fail in a row before the
 	// pipeline stops: past that the replay after a crash grows unnoticed.
+	// A failure the driver marks as an outage (NATS unreachable) is not
+	// counted: it says nothing about the disk, and ends when NATS is back.
 	MaxFailures int
+	// OutageBudget is how long checkpoints may keep failing because NATS is
+	// unreachable, from the start of the first one that did, before the
+	// pipeline stops.
+	OutageBudget time.Duration
 	// FirstID is the id of the first checkpoint (the last completed + 1).
 	FirstID uint64
 	// Where names the checkpoint storage in errors (a directory, a bucket).
 	Where string
-	Clock Clock
+	// Server names the NATS server in errors (its URL).
+	Server string
+	Clock  Clock
 }
 
 func (c CoordinatorConfig) validate() error {
@@ -41,6 +49,8 @@ func (c CoordinatorConfig) validate() error {
 		return fmt.Errorf("%w: checkpoint timeout %s must be positive", ErrInvalidConfig, c.Timeout)
 	case c.MaxFailures < 1:
 		return fmt.Errorf("%w: %d failures in a row allowed, need at least 1", ErrInvalidConfig, c.MaxFailures)
+	case c.OutageBudget <= 0:
+		return fmt.Errorf("%w: outage budget %s must be positive", ErrInvalidConfig, c.OutageBudget)
 	case c.FirstID == 0:
 		return fmt.Errorf("%w: checkpoint ids start at 1", ErrInvalidConfig)
 	case c.Clock == nil:
@@ -69,6 +79,9 @@ type round struct {
 	tasks   []TaskReport
 	missing int // reports not yet in
 	have    []bool
+	// retrying: Publish failed by an outage and is asked again at retryAt.
+	retrying bool
+	retryAt  time.Time
 }
 
 // Coordinator is the checkpoint protocol's coordinator: one checkpoint at
@@ -82,8 +95,12 @@ type Coordinator struct {
 	cfg    CoordinatorConfig
 	nextID uint64
 	dueAt  time.Time // next periodic trigger
-	failed int       // failures since the last completed checkpoint
-	round  *round
+	failed int       // failures since the last completed checkpoint, outages not counted
+	// inOutage: a checkpoint failed by an outage since the last completed
+	// one; outageSince is the start of the first that did.
+	inOutage    bool
+	outageSince time.Time
+	round       *round
 	// stopping: the final checkpoint is asked for; stopBy bounds it.
 	stopping bool
 	stopBy   time.Time
@@ -134,6 +151,11 @@ func (c *Coordinator) NextDeadline() (time.Time, bool) {
 	switch {
 	case c.done:
 		return time.Time{}, false
+	case c.round != nil && c.round.retrying:
+		if c.stopping && c.stopBy.Before(c.round.retryAt) {
+			return c.stopBy, true
+		}
+		return c.round.retryAt, true
 	case c.round != nil && c.stopping:
 		return c.stopBy, true
 	case c.round != nil && c.round.phase == collecting:
@@ -161,10 +183,16 @@ func (c *Coordinator) State() string {
 	if c.done {
 		s += " done"
 	}
+	if c.inOutage {
+		s += fmt.Sprintf(" outage_for=%s", c.now().Sub(c.outageSince))
+	}
 	if r := c.round; r != nil {
 		s += fmt.Sprintf(" round=%d %s missing=%d", r.id, phaseNames[r.phase], r.missing)
 		if r.final {
 			s += " final"
+		}
+		if r.retrying {
+			s += " retrying"
 		}
 	}
 	return s
@@ -175,14 +203,18 @@ func (c *Coordinator) now() time.Time { return c.cfg.Clock.Now() }
 func (c *Coordinator) tick() []Action {
 	now := c.now()
 	switch {
-	case c.round != nil && c.stopping:
-		if !now.Before(c.stopBy) {
-			return c.fail(fmt.Errorf("final checkpoint %d not complete after %s; the next run resumes from the last completed checkpoint", c.round.id, c.cfg.Timeout))
+	case c.round != nil && c.stopping && !now.Before(c.stopBy):
+		return c.fail(fmt.Errorf("final checkpoint %d not complete after %s; the next run resumes from the last completed checkpoint", c.round.id, c.cfg.Timeout))
+	case c.round != nil && c.round.retrying:
+		if !now.Before(c.round.retryAt) {
+			c.round.retrying = false
+			return []Action{Publish{ID: c.round.id}}
 		}
+	case c.round != nil && c.stopping:
 	case c.round != nil && c.round.phase == collecting:
 		if !now.Before(c.round.started.Add(c.cfg.Timeout)) {
 			id := c.round.id
-			return append([]Action{Cancel{ID: id}}, c.roundFailed(fmt.Errorf("not complete after %s (checkpoint timeout)", c.cfg.Timeout))...)
+			return append([]Action{Cancel{ID: id}}, c.roundFailed(fmt.Errorf("not complete after %s (checkpoint timeout)", c.cfg.Timeout), false)...)
 		}
 	case c.round == nil && !c.stopping && c.cfg.Interval >= 0:
 		if !now.Before(c.dueAt) {
@@ -261,7 +293,7 @@ func (c *Coordinator) collected() []Action {
 	r := c.round
 	for _, t := range r.tasks {
 		if t.Err != nil {
-			return c.roundFailed(t.Err)
+			return c.roundFailed(t.Err, false)
 		}
 	}
 	r.phase = persisting
@@ -273,7 +305,7 @@ func (c *Coordinator) persisted(ev Persisted) []Action {
 		return nil
 	}
 	if ev.Err != nil {
-		return c.roundFailed(ev.Err)
+		return c.roundFailed(ev.Err, ev.Outage)
 	}
 	c.failed = 0
 	c.round.phase = publishing
@@ -284,12 +316,16 @@ func (c *Coordinator) persisted(ev Persisted) []Action {
 // is it announced and may sources drop what it covers.
 func (c *Coordinator) published(ev Published) []Action {
 	r := c.round
-	if r == nil || r.id != ev.ID || r.phase != publishing {
+	if r == nil || r.id != ev.ID || r.phase != publishing || r.retrying {
 		return nil
 	}
-	if ev.Err != nil {
+	switch {
+	case ev.Err != nil && ev.Outage:
+		return c.publishDeferred(ev.Err)
+	case ev.Err != nil:
 		return c.fail(ev.Err)
 	}
+	c.inOutage = false
 	actions := []Action{AckSources{ID: r.id}, Announce{ID: r.id, Duration: c.now().Sub(r.started)}}
 	if r.final {
 		actions = append(actions, MarkCleanStop{ID: r.id})
@@ -298,12 +334,24 @@ func (c *Coordinator) published(ev Published) []Action {
 	return append(actions, c.endRound()...)
 }
 
-// roundFailed ends the round in progress as failed.
-func (c *Coordinator) roundFailed(err error) []Action {
+// roundFailed ends the round in progress as failed. A failure by an outage
+// is not counted towards MaxFailures; the outage budget bounds it instead.
+func (c *Coordinator) roundFailed(err error, outage bool) []Action {
 	r := c.round
 	if r.final {
-		failed := CheckpointFailed{ID: r.id, Err: err, InARow: c.failed + 1}
+		inARow := c.failed + 1
+		if outage {
+			inARow = c.failed
+		}
+		failed := CheckpointFailed{ID: r.id, Err: err, InARow: inARow, Outage: outage}
 		return append([]Action{failed}, c.fail(fmt.Errorf("final checkpoint %d failed: %w; the next run resumes from the last completed checkpoint", r.id, err))...)
+	}
+	if outage {
+		actions := []Action{CheckpointFailed{ID: r.id, Err: err, InARow: c.failed, Outage: true}}
+		if c.outageOver(r) {
+			return append(actions, c.fail(c.outageError(r.id, err))...)
+		}
+		return append(actions, c.endRound()...)
 	}
 	c.failed++
 	actions := []Action{CheckpointFailed{ID: r.id, Err: err, InARow: c.failed}}

@@ -57,6 +57,9 @@ type TaskReport struct {
 type Persisted struct {
 	ID  uint64
 	Err error
+	// Outage: Err happened only because NATS was unreachable (the outputs
+	// of the cut were not acknowledged), not because of the disk.
+	Outage bool
 }
 
 // Published: the transactional outputs staged in checkpoint ID are
@@ -64,6 +67,9 @@ type Persisted struct {
 type Published struct {
 	ID  uint64
 	Err error
+	// Outage: Err happened only because NATS was unreachable; the outputs
+	// stay staged and Publish is asked again.
+	Outage bool
 }
 
 func (Tick) isEvent()           {}
@@ -98,13 +104,16 @@ func (e TaskAcked) String() string {
 }
 
 // String implements fmt.Stringer.
-func (e Persisted) String() string { return "persisted " + idErr(e.ID, e.Err) }
+func (e Persisted) String() string { return "persisted " + idErr(e.ID, e.Err, e.Outage) }
 
 // String implements fmt.Stringer.
-func (e Published) String() string { return "published " + idErr(e.ID, e.Err) }
+func (e Published) String() string { return "published " + idErr(e.ID, e.Err, e.Outage) }
 
-func idErr(id uint64, err error) string {
-	if err != nil {
+func idErr(id uint64, err error, outage bool) string {
+	switch {
+	case err != nil && outage:
+		return fmt.Sprintf("%d outage err=%v", id, err)
+	case err != nil:
 		return fmt.Sprintf("%d err=%v", id, err)
 	}
 	return fmt.Sprint(id)
@@ -112,8 +121,8 @@ func idErr(id uint64, err error) string {
 
 // Action is one step the coordinator's driver performs, in the order
 // returned. The concrete types are InjectBarriers, Cancel, Persist,
-// Publish, AckSources, Announce, MarkCleanStop, Retain, CheckpointFailed,
-// Fail and Stopped.
+// Publish, PublishDeferred, AckSources, Announce, MarkCleanStop, Retain,
+// CheckpointFailed, Fail and Stopped.
 type Action interface {
 	fmt.Stringer
 	isAction()
@@ -151,6 +160,15 @@ type Persist struct {
 // Published.
 type Publish struct{ ID uint64 }
 
+// PublishDeferred says the outputs of complete checkpoint ID could not be
+// published because NATS is unreachable (Err); Publish is asked again at
+// RetryAt, within the outage budget.
+type PublishDeferred struct {
+	ID      uint64
+	Err     error
+	RetryAt time.Time
+}
+
 // AckSources asks the driver to acknowledge, on sources whose streams
 // remove acknowledged messages, everything before checkpoint ID's resume
 // points.
@@ -169,11 +187,13 @@ type MarkCleanStop struct{ ID uint64 }
 type Retain struct{ ID uint64 }
 
 // CheckpointFailed says checkpoint ID failed; the next one retries.
-// InARow counts the failures since the last completed checkpoint.
+// InARow counts the failures since the last completed checkpoint that were
+// not outages; Outage says this one was (NATS unreachable).
 type CheckpointFailed struct {
 	ID     uint64
 	Err    error
 	InARow int
+	Outage bool
 }
 
 // Fail says the pipeline must stop with Err (its last completed checkpoint
@@ -187,6 +207,7 @@ func (InjectBarriers) isAction()   {}
 func (Cancel) isAction()           {}
 func (Persist) isAction()          {}
 func (Publish) isAction()          {}
+func (PublishDeferred) isAction()  {}
 func (AckSources) isAction()       {}
 func (Announce) isAction()         {}
 func (MarkCleanStop) isAction()    {}
@@ -229,6 +250,11 @@ func (a Persist) String() string {
 func (a Publish) String() string { return fmt.Sprintf("publish %d", a.ID) }
 
 // String implements fmt.Stringer.
+func (a PublishDeferred) String() string {
+	return fmt.Sprintf("publish-deferred %d: %v", a.ID, a.Err)
+}
+
+// String implements fmt.Stringer.
 func (a AckSources) String() string { return fmt.Sprintf("ack-sources %d", a.ID) }
 
 // String implements fmt.Stringer.
@@ -242,6 +268,9 @@ func (a Retain) String() string { return fmt.Sprintf("retain %d", a.ID) }
 
 // String implements fmt.Stringer.
 func (a CheckpointFailed) String() string {
+	if a.Outage {
+		return fmt.Sprintf("checkpoint-failed %d outage in_a_row=%d: %v", a.ID, a.InARow, a.Err)
+	}
 	return fmt.Sprintf("checkpoint-failed %d in_a_row=%d: %v", a.ID, a.InARow, a.Err)
 }
 

@@ -5,19 +5,23 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 )
 
 // TestCoordinatorScripts runs testdata/coordinator/*: the coordinator side.
 //
-//	new sources=N tasks=N mode=M interval=D timeout=D minpause=D maxfailures=N first=N
+//	new sources=N tasks=N mode=M interval=D timeout=D minpause=D maxfailures=N outagebudget=D first=N
 //	tick +D | trigger | stop
 //	source id=N src=I pos=S
 //	ack id=N task=J positions=a,b [unaligned] [err=WORDS_JOINED_BY_UNDERSCORES]
-//	persisted id=N [err=WORDS_JOINED_BY_UNDERSCORES]
-//	published id=N [err=WORDS_JOINED_BY_UNDERSCORES]
+//	persisted id=N [err=WORDS_JOINED_BY_UNDERSCORES [outage]]
+//	published id=N [err=WORDS_JOINED_BY_UNDERSCORES [outage]]
 //	state
+//
+// outagebudget defaults to 30s; outage marks the error as NATS being
+// unreachable, as the driver's classifier would.
 func TestCoordinatorScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/coordinator", func(t *testing.T, path string) {
 		var c *Coordinator
@@ -49,7 +53,8 @@ func newScriptCoordinator(t *testing.T, d *datadriven.TestData, clock *ManualClo
 	}
 	c, err := NewCoordinator(CoordinatorConfig{Sources: argInt(t, d, "sources", 1), Tasks: argInt(t, d, "tasks", 1), Mode: mode,
 		Interval: argDuration(t, d, "interval", 0), Timeout: argDuration(t, d, "timeout", 0), MinPause: argDuration(t, d, "minpause", 0),
-		MaxFailures: argInt(t, d, "maxfailures", 3), FirstID: uint64(argInt(t, d, "first", 1)), Where: "data/checkpoints", Clock: clock})
+		MaxFailures: argInt(t, d, "maxfailures", 3), OutageBudget: argDuration(t, d, "outagebudget", 30*time.Second),
+		FirstID: uint64(argInt(t, d, "first", 1)), Where: "data/checkpoints", Server: "nats://db1:4222", Clock: clock})
 	if err != nil {
 		t.Fatalf("%s: %v", d.Pos, err)
 	}
@@ -72,9 +77,9 @@ func coordinatorEvent(t *testing.T, d *datadriven.TestData, clock *ManualClock) 
 		return TaskAcked{ID: id, Task: argInt(t, d, "task", 0), Report: TaskReport{Positions: argUints(t, d, "positions"),
 			Unaligned: d.HasArg("unaligned"), Err: argErr(t, d)}}
 	case "persisted":
-		return Persisted{ID: id, Err: argErr(t, d)}
+		return Persisted{ID: id, Err: argErr(t, d), Outage: d.HasArg("outage")}
 	case "published":
-		return Published{ID: id, Err: argErr(t, d)}
+		return Published{ID: id, Err: argErr(t, d), Outage: d.HasArg("outage")}
 	case "state":
 		return nil
 	}

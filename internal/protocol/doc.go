@@ -34,7 +34,10 @@
 // after the timeout is given up ([Cancel] to the tasks, [CheckpointFailed])
 // and retried by the next trigger with a new id; late reports of it are
 // ignored. MaxFailures failed checkpoints in a row stop the pipeline
-// ([Fail]).
+// ([Fail]). A failure the driver marks as an outage (NATS unreachable:
+// [Persisted].Outage, [Published].Outage) is not counted; the outage budget
+// bounds those instead, and a complete checkpoint's outputs that NATS did
+// not take are published again after a pause ([PublishDeferred]).
 //
 // [Task] is one operator task's side. In aligned mode, after barrier N on
 // input i the task holds input i's chunks until barrier N arrived on every

@@ -27,18 +27,20 @@ func TestPropertyRandomInterleavings(t *testing.T) {
 	if testing.Short() {
 		runs = 100
 	}
-	var completed, unaligned, failed, restored int
+	var completed, unaligned, failed, restored, republished int
 	for seed := range uint64(runs) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			s := newSim(t, seed)
 			s.run()
 			completed, unaligned, failed, restored = completed+s.completed, unaligned+s.unaligned, failed+s.failed, restored+s.restored
+			republished += s.republished
 		})
 	}
-	t.Logf("%d runs: %d checkpoints completed (%d restores checked), %d snapshots unaligned, %d checkpoints failed", runs, completed, restored, unaligned, failed)
+	t.Logf("%d runs: %d checkpoints completed (%d restores checked), %d snapshots unaligned, %d checkpoints failed, %d publications retried after an outage",
+		runs, completed, restored, unaligned, failed, republished)
 	// A property test that never reaches the interesting paths proves nothing.
-	if completed < runs || unaligned == 0 || failed == 0 || restored < runs {
-		t.Fatalf("the simulation is too tame: %d completed, %d unaligned, %d failed, %d restored", completed, unaligned, failed, restored)
+	if completed < runs || unaligned == 0 || failed == 0 || restored < runs || republished == 0 {
+		t.Fatalf("the simulation is too tame: %d completed, %d unaligned, %d failed, %d restored, %d republished", completed, unaligned, failed, restored, republished)
 	}
 }
 
@@ -94,14 +96,17 @@ type sim struct {
 	persisting *Persist
 	publishing uint64
 	published  uint64
-	inARow     int
-	stopAsked  bool
-	done       bool
-	completed  int
-	unaligned  int
-	failed     int
-	restored   int
-	persisted  map[uint64][]uint64 // source barrier positions of each persisted id
+	deferred   uint64 // publication deferred by an outage, asked again later
+	// republished counts publications asked again after an outage.
+	republished int
+	inARow      int
+	stopAsked   bool
+	done        bool
+	completed   int
+	unaligned   int
+	failed      int
+	restored    int
+	persisted   map[uint64][]uint64 // source barrier positions of each persisted id
 }
 
 func newSim(t *testing.T, seed uint64) *sim {
@@ -133,7 +138,8 @@ func newSim(t *testing.T, seed uint64) *sim {
 			routed: make([][]uint64, nSources), snapshots: map[uint64]simSnapshot{}})
 	}
 	c, err := NewCoordinator(CoordinatorConfig{Sources: nSources, Tasks: nTasks, Mode: s.mode, Interval: time.Duration(1+rng.IntN(4)) * time.Second,
-		Timeout: time.Duration(5+rng.IntN(10)) * time.Second, MinPause: time.Duration(rng.IntN(2)) * time.Second, MaxFailures: 3, FirstID: 1, Where: "sim", Clock: s.clock})
+		Timeout: time.Duration(5+rng.IntN(10)) * time.Second, MinPause: time.Duration(rng.IntN(2)) * time.Second, MaxFailures: 3,
+		OutageBudget: time.Duration(5+rng.IntN(30)) * time.Second, FirstID: 1, Where: "sim", Server: "nats://sim", Clock: s.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,18 +385,19 @@ func (s *sim) resolve() {
 		if err == nil {
 			s.publishing = id
 		}
-		s.step(Persisted{ID: id, Err: err})
+		s.step(Persisted{ID: id, Err: err, Outage: err != nil && s.rng.IntN(2) == 0})
 	case s.publishing != 0:
 		id := s.publishing
 		s.publishing = 0
 		var err error
-		if s.rng.IntN(100) == 0 {
+		outage := s.rng.IntN(10) == 0
+		if s.rng.IntN(100) == 0 || outage {
 			err = fmt.Errorf("injected: no answer to the commit")
 		}
 		if err == nil {
 			s.published = id
 		}
-		s.step(Published{ID: id, Err: err})
+		s.step(Published{ID: id, Err: err, Outage: outage})
 	}
 }
 
@@ -420,7 +427,13 @@ func (s *sim) coordAction(a Action) {
 	case Persist:
 		s.checkPersist(a)
 		s.persisting = &a
+	case PublishDeferred:
+		s.deferred = a.ID
 	case Publish:
+		if s.deferred == a.ID {
+			s.deferred, s.publishing = 0, a.ID
+			s.republished++
+		}
 		if s.publishing != a.ID {
 			s.t.Fatalf("publish %d before it was persisted", a.ID)
 		}
@@ -438,7 +451,10 @@ func (s *sim) coordAction(a Action) {
 	case MarkCleanStop, Retain:
 	case CheckpointFailed:
 		s.failed++
-		if s.inARow++; a.InARow != s.inARow {
+		if !a.Outage {
+			s.inARow++
+		}
+		if a.InARow != s.inARow {
 			s.t.Fatalf("checkpoint %d failed %d in a row, counted %d", a.ID, a.InARow, s.inARow)
 		}
 		s.open = 0

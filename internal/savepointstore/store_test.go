@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
 func TestSavepointStoreRoundTrip(t *testing.T) {
@@ -18,19 +19,19 @@ func TestSavepointStoreRoundTrip(t *testing.T) {
 		t.Fatalf("List before any Put = %v, %v", all, err)
 	}
 	_, _, err := store.Get(ctx, "payments", "x")
-	wantErr(t, err, checkpoint.ErrSavepointNotFound, "payments/x.tar", "does not exist")
+	testutil.WantErr(t, err, checkpoint.ErrSavepointNotFound, "payments/x.tar", "does not exist")
 
 	f := newSPFixture(t)
 	sp := f.savepoint(t, 4, "x")
-	st, err := store.Put(ctx, f.spRoot, "x")
+	st, err := store.Put(ctx, f.SavepointRoot, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Object != "payments/x.tar" || st.Bucket != SavepointBucket || st.CheckpointID != 4 || !st.Created.Equal(sp.Info.Created) ||
-		st.Description != sp.Info.Description || st.Size != uint64(len(archiveOf(t, f.spRoot, "x"))) || st.AlreadyStored {
+		st.Description != sp.Info.Description || st.Size != uint64(len(archiveOf(t, f.SavepointRoot, "x"))) || st.AlreadyStored {
 		t.Fatalf("stored %+v", st)
 	}
-	if again, err := store.Put(ctx, f.spRoot, "x"); err != nil || !again.AlreadyStored {
+	if again, err := store.Put(ctx, f.SavepointRoot, "x"); err != nil || !again.AlreadyStored {
 		t.Fatalf("second Put: %+v, %v; want AlreadyStored", again, err)
 	}
 	if all, err := store.List(ctx, "payments"); err != nil || len(all) != 1 || all[0].Name != "x" {
@@ -68,8 +69,8 @@ func TestSavepointStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = store.Get(ctx, "payments", "x")
-	wantErr(t, err, checkpoint.ErrSavepointNotFound, "payments/x.tar", "no savepoints there")
-	wantErr(t, store.Remove(ctx, "payments", "x"), checkpoint.ErrSavepointNotFound)
+	testutil.WantErr(t, err, checkpoint.ErrSavepointNotFound, "payments/x.tar", "no savepoints there")
+	testutil.WantErr(t, store.Remove(ctx, "payments", "x"), checkpoint.ErrSavepointNotFound)
 }
 
 func TestSavepointStoreNeverReplacesAnotherSavepoint(t *testing.T) {
@@ -79,11 +80,11 @@ func TestSavepointStoreNeverReplacesAnotherSavepoint(t *testing.T) {
 	a.savepoint(t, 1, "x")
 	b.checkpoint(t, 1)
 	b.savepoint(t, 2, "x")
-	if _, err := store.Put(ctx, a.spRoot, "x"); err != nil {
+	if _, err := store.Put(ctx, a.SavepointRoot, "x"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := store.Put(ctx, b.spRoot, "x")
-	wantErr(t, err, checkpoint.ErrSavepointExists, "payments/x.tar", "another savepoint")
+	_, err := store.Put(ctx, b.SavepointRoot, "x")
+	testutil.WantErr(t, err, checkpoint.ErrSavepointExists, "payments/x.tar", "another savepoint")
 	r, st, err := store.Get(ctx, "payments", "x")
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func TestSavepointStoreNeverReplacesAnotherSavepoint(t *testing.T) {
 		t.Fatalf("the stored savepoint is of checkpoint %d, want the first one's 1", st.CheckpointID)
 	}
 	_, _, err = store.Get(ctx, "payments", "y")
-	wantErr(t, err, checkpoint.ErrSavepointNotFound, "pipeline payments has: x")
+	testutil.WantErr(t, err, checkpoint.ErrSavepointNotFound, "pipeline payments has: x")
 	_, _, err = store.Get(ctx, "payments", "Y/../x")
 	if !errors.Is(err, checkpoint.ErrSavepointName) {
 		t.Fatalf("a name with a path: %v", err)

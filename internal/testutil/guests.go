@@ -1,5 +1,7 @@
 // Package testutil holds helpers shared by tests and benchmarks: building Go
-// guest modules and picking free ports.
+// guest modules, picking free ports, the CI rule (InCI, SkipUnlessCI),
+// checking errors (WantErr) and a TCP proxy that freezes a NATS server
+// (FreezeProxy).
 package testutil
 
 import (

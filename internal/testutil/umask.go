@@ -37,3 +37,15 @@ func NeedLooseUmask(tb testing.TB) {
 		tb.Skipf("umask %04o already makes every new file private; run with umask 022 to test the modes the code sets", mask)
 	}
 }
+
+// PrivateTempDir is t.TempDir made 0700, as a data dir the engine creates
+// is: t.TempDir's directories follow the umask (0755 under the usual 022),
+// which the engine warns about.
+func PrivateTempDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -100,7 +100,7 @@ func (d *decoder) decodeTop(p *Pipeline, a *attrs) {
 
 // decodeBlocks reads the blocks in file order, so that lists keep the user's order.
 func (d *decoder) decodeBlocks(p *Pipeline, blocks hcl.Blocks) {
-	p.Server = Server{EmbeddedPort: DefaultEmbeddedPort}
+	p.Server = Server{EmbeddedPort: DefaultEmbeddedPort, OutageBudget: DefaultOutageBudget}
 	p.Log = Log{Format: DefaultLogFormat, Level: DefaultLogLevel}
 	p.Checkpoint = defaultCheckpoint()
 	for _, b := range blocks {

@@ -61,6 +61,16 @@ const DefaultRetention = "limits"
 // DefaultSinkBatchSize is the most outputs per atomic batch: the server's default limit.
 const DefaultSinkBatchSize = 1000
 
+// server.outage_budget: its default is well above a JetStream leader election or a server
+// restart (seconds) and well below JetStream's default duplicate window (2m), which makes the
+// resends through an outage safe. Below a second a reconnect cannot complete; above an hour the
+// duplicate window of any stream would be too short for the resends and the replay.
+const (
+	DefaultOutageBudget = 30 * time.Second
+	minOutageBudget     = time.Second
+	maxOutageBudget     = time.Hour
+)
+
 // Bounds of server.max_payload. Below 128 KiB the module registry cannot store a module (Object
 // Store chunks are 128 KiB); above 64 MiB nats-server refuses to start (its max_pending), and above
 // 8 MiB it warns.

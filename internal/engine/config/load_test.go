@@ -170,8 +170,9 @@ func wantFull(dir string) *Pipeline {
 	return &Pipeline{
 		Name:    "payment-risk",
 		DataDir: filepath.Join(dir, "state"),
-		Server:  Server{URL: "nats://127.0.0.1:4222", Credentials: filepath.Join(dir, "secrets/risk.creds"), EmbeddedPort: 4222},
-		Log:     Log{Format: "json", Level: "debug"},
+		Server: Server{URL: "nats://127.0.0.1:4222", Credentials: filepath.Join(dir, "secrets/risk.creds"), EmbeddedPort: 4222,
+			OutageBudget: DefaultOutageBudget},
+		Log: Log{Format: "json", Level: "debug"},
 		Checkpoint: Checkpoint{Interval: 30 * time.Second, Timeout: 5 * time.Minute, MinPause: time.Second,
 			Mode: protocol.Aligned, AlignmentTimeout: 10 * time.Second, Retain: 5, Range: at(15)},
 		Streams: []Stream{
@@ -206,7 +207,7 @@ func wantMinimal(dir string) *Pipeline {
 	return &Pipeline{
 		Name:       "minimal",
 		DataDir:    filepath.Join(dir, "data"),
-		Server:     Server{EmbeddedPort: 4222},
+		Server:     Server{EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget},
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: Checkpoint{Interval: 5 * time.Second, Timeout: 10 * time.Minute, Mode: protocol.Aligned, Retain: 3},
 		Streams: []Stream{
@@ -248,7 +249,7 @@ func wantFunctions(dir string) *Pipeline {
 		Name:    "functions",
 		DataDir: filepath.Join(dir, "data"),
 		Server: Server{URL: "nats://10.0.0.1:4222,nats://10.0.0.2:4222", User: "risk", Password: "s3cret",
-			EmbeddedPort: 4222},
+			EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget},
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: defaultCheckpoint(),
 		Sources:    []Source{{Name: "payments", Stream: "PAYMENTS", StartSequence: 1, Range: at(10)}},
@@ -268,7 +269,7 @@ func wantUnaligned(dir string) *Pipeline {
 	return &Pipeline{
 		Name:       "unaligned",
 		DataDir:    filepath.Join(dir, "data"),
-		Server:     Server{EmbeddedPort: 4222},
+		Server:     Server{EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget},
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: Checkpoint{Timeout: 10 * time.Minute, MinPause: 250 * time.Millisecond, Mode: protocol.Unaligned, Retain: 1, Range: at(5)},
 		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Retention: "limits", Range: at(12)}},

@@ -45,6 +45,10 @@ type Server struct {
 	// MaxPayload is the embedded server's max_payload in bytes: the largest message, headers
 	// and data, it accepts. 0 means the server's default (1 MiB).
 	MaxPayload int
+	// OutageBudget is how long NATS may stay unreachable before the pipeline stops: publishes
+	// are sent again through a reconnect, and checkpoints that fail only because NATS is away
+	// are not counted as failures, for this long.
+	OutageBudget time.Duration
 }
 
 // Log configures the process's log output.

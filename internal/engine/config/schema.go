@@ -20,7 +20,7 @@ var fileSchema = &hcl.BodySchema{
 }
 
 var serverSchema = &hcl.BodySchema{
-	Attributes: attributes("url", "credentials", "user", "password", "token", "embedded_port", "max_payload"),
+	Attributes: attributes("url", "credentials", "user", "password", "token", "embedded_port", "max_payload", "outage_budget"),
 }
 
 var logSchema = &hcl.BodySchema{Attributes: attributes("format", "level")}

@@ -3,6 +3,7 @@ package config
 import (
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -21,6 +22,7 @@ func (d *decoder) decodeServer(b *hcl.Block) Server {
 		Token:        a.strOr("token", ""),
 		EmbeddedPort: int(a.integer("embedded_port", 1, maxPort, DefaultEmbeddedPort)),
 		MaxPayload:   int(a.integer("max_payload", MinMaxPayload, MaxMaxPayload, 0)),
+		OutageBudget: outageBudget(a),
 	}
 	if creds := a.strOr("credentials", ""); creds != "" {
 		s.Credentials = resolve(d.dir, creds)
@@ -38,6 +40,21 @@ func (d *decoder) decodeServer(b *hcl.Block) Server {
 		s.MaxPayload = 0
 	}
 	return s
+}
+
+// outageBudget reads outage_budget, from a second to an hour.
+func outageBudget(a *attrs) time.Duration {
+	d, s, st := a.durationText("outage_budget")
+	switch {
+	case st != present:
+		return DefaultOutageBudget
+	case d < minOutageBudget || d > maxOutageBudget:
+		a.errorf("outage_budget", `must be from "1s" to "1h", got %q: it is how long NATS may be unreachable before the pipeline stops, e.g. %q`,
+			s, DefaultOutageBudget.String())
+		a.fail("outage_budget")
+		return DefaultOutageBudget
+	}
+	return d
 }
 
 // validServerURLs accepts what nats.go accepts: comma-separated URLs, the scheme optional.
@@ -110,7 +127,7 @@ func checkEmbedded(a *attrs, s Server) {
 		{"credentials", s.Credentials}, {"user", s.User}, {"password", s.Password}, {"token", s.Token},
 	} {
 		if m.set != "" {
-			a.warnf(m.attr, "ignored because url is not set (the embedded server needs no authentication); set url or remove it")
+			a.warnf(m.attr, "ignored because url is not set: the embedded server lets in only the nkey users in <data_dir>/auth; set url or remove it")
 		}
 	}
 }

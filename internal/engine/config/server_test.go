@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidServerURLs(t *testing.T) {
@@ -47,12 +48,13 @@ func TestServerModes(t *testing.T) {
 		want     Server
 		warnings int
 	}{
-		{"", Server{EmbeddedPort: 4222}, 0},
-		{"server {\n  embedded_port = 14222\n}\n", Server{EmbeddedPort: 14222}, 0},
-		{"server {\n  url = \"\"\n  token = \"t\"\n}\n", Server{EmbeddedPort: 4222}, 1},
-		{"server {\n  url = \"nats://h:4222\"\n  token = \"t\"\n}\n", Server{URL: "nats://h:4222", Token: "t", EmbeddedPort: 4222}, 0},
-		{"server {\n  max_payload = 262144\n}\n", Server{EmbeddedPort: 4222, MaxPayload: 262144}, 0},
-		{"server {\n  url = \"nats://h:4222\"\n  max_payload = 262144\n}\n", Server{URL: "nats://h:4222", EmbeddedPort: 4222}, 1},
+		{"", Server{EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget}, 0},
+		{"server {\n  embedded_port = 14222\n}\n", Server{EmbeddedPort: 14222, OutageBudget: DefaultOutageBudget}, 0},
+		{"server {\n  url = \"\"\n  token = \"t\"\n}\n", Server{EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget}, 1},
+		{"server {\n  url = \"nats://h:4222\"\n  token = \"t\"\n}\n", Server{URL: "nats://h:4222", Token: "t", EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget}, 0},
+		{"server {\n  max_payload = 262144\n}\n", Server{EmbeddedPort: 4222, MaxPayload: 262144, OutageBudget: DefaultOutageBudget}, 0},
+		{"server {\n  url = \"nats://h:4222\"\n  max_payload = 262144\n}\n", Server{URL: "nats://h:4222", EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget}, 1},
+		{"server {\n  url = \"nats://h:4222\"\n  outage_budget = \"2m\"\n}\n", Server{URL: "nats://h:4222", EmbeddedPort: 4222, OutageBudget: 2 * time.Minute}, 0},
 	} {
 		p, diags, err := Parse([]byte(base+tc.server), "/cfg/p.hcl")
 		if err != nil {

@@ -47,7 +47,15 @@ func (p *Pipeline) String() string {
 	return string(hclwrite.Format(f.Bytes()))
 }
 
+// writeServer ends with outage_budget after a blank line, so that it does not shift the
+// alignment of the address and credentials above it.
 func (p *Pipeline) writeServer(b *hclwrite.Body) {
+	p.writeServerAddress(b)
+	b.AppendNewline()
+	b.SetAttributeValue("outage_budget", durationVal(p.Server.OutageBudget))
+}
+
+func (p *Pipeline) writeServerAddress(b *hclwrite.Body) {
 	s := p.Server
 	if s.URL == "" {
 		b.SetAttributeValue("embedded_port", cty.NumberIntVal(int64(s.EmbeddedPort)))

@@ -72,6 +72,10 @@ type Config struct {
 	// Reports carries the reports of sources and tasks to the driver.
 	Reports <-chan protocol.Event
 	Effects Effects
+	// Outage tells an error of PersistCheckpoint or PublishCheckpoint that
+	// means only that NATS was unreachable (natsio.IsOutage): the core
+	// does not count it as a failed checkpoint. Nil: none is.
+	Outage func(error) bool
 }
 
 // Driver runs the protocol core's coordinator. One goroutine (the
@@ -165,7 +169,11 @@ func (d *Driver) perform(ctx context.Context, a protocol.Action) (protocol.Event
 		d.cfg.Crash.Reach("manifest-before-announce")
 		// Complete on disk: the transactional outputs become visible
 		// before the checkpoint is announced and triggers are answered.
-		return protocol.Published{ID: a.ID, Err: fx.PublishCheckpoint(ctx, a.ID)}, nil
+		err := fx.PublishCheckpoint(ctx, a.ID)
+		return protocol.Published{ID: a.ID, Err: err, Outage: d.outage(err)}, nil
+	case protocol.PublishDeferred:
+		d.cfg.Logger.Warn("NATS unreachable: the transactional outputs of the completed checkpoint stay staged and are published again",
+			"checkpoint", a.ID, "retry_in", a.RetryAt.Sub(d.cfg.Protocol.Clock.Now()), "error", a.Err)
 	case protocol.AckSources:
 		fx.AckSources(ctx, d.manifest)
 	case protocol.Announce:
@@ -177,8 +185,7 @@ func (d *Driver) perform(ctx context.Context, a protocol.Action) (protocol.Event
 	case protocol.Retain:
 		d.retain()
 	case protocol.CheckpointFailed:
-		d.answer(TriggerResult{Error: fmt.Sprintf("checkpoint %d failed: %v", a.ID, a.Err)})
-		d.cfg.Logger.Error("checkpoint failed; the next one retries", "checkpoint", a.ID, "error", a.Err, "failed_in_a_row", a.InARow)
+		d.checkpointFailed(a)
 	case protocol.Fail:
 		d.answer(TriggerResult{Error: a.Err.Error()})
 		return nil, a.Err
@@ -196,7 +203,22 @@ func (d *Driver) persist(ctx context.Context, a protocol.Persist) (protocol.Even
 	if err == nil {
 		d.manifest = m
 	}
-	return protocol.Persisted{ID: a.ID, Err: err}, nil
+	return protocol.Persisted{ID: a.ID, Err: err, Outage: d.outage(err)}, nil
+}
+
+// outage classifies an effect's error with Config.Outage.
+func (d *Driver) outage(err error) bool {
+	return err != nil && d.cfg.Outage != nil && d.cfg.Outage(err)
+}
+
+func (d *Driver) checkpointFailed(a protocol.CheckpointFailed) {
+	d.answer(TriggerResult{Error: fmt.Sprintf("checkpoint %d failed: %v", a.ID, a.Err)})
+	if a.Outage {
+		d.cfg.Logger.Warn("checkpoint failed because NATS is unreachable; the next one retries (not counted as a failure, bounded by server.outage_budget)",
+			"checkpoint", a.ID, "error", a.Err)
+		return
+	}
+	d.cfg.Logger.Error("checkpoint failed; the next one retries", "checkpoint", a.ID, "error", a.Err, "failed_in_a_row", a.InARow)
 }
 
 func (d *Driver) retain() {

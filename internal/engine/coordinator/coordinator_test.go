@@ -55,7 +55,7 @@ func (f *fakeEffects) MarkCleanStop(id uint64) error {
 func newDriver(t *testing.T, fx *fakeEffects, clock *protocol.ManualClock) *Driver {
 	t.Helper()
 	d, err := New(Config{Protocol: protocol.CoordinatorConfig{Sources: 1, Tasks: 1, Interval: -1, Timeout: time.Minute,
-		MaxFailures: MaxFailuresInARow, FirstID: 1, Where: "data/checkpoints", Clock: clock},
+		MaxFailures: MaxFailuresInARow, OutageBudget: time.Minute, FirstID: 1, Where: "data/checkpoints", Clock: clock},
 		Root: t.TempDir(), Retain: 3, Logger: hclog.NewNullLogger(), Effects: fx})
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +126,45 @@ func TestDriverFailuresInARow(t *testing.T) {
 	}
 }
 
+// errUnreachable stands for an error natsio.IsOutage classifies as an
+// outage (the driver knows nothing of NATS: the engine passes the
+// classifier in).
+var errUnreachable = errors.New("nats: server is disconnected")
+
+// Persists that fail because NATS is unreachable are answered but not
+// counted: five in a row do not stop the pipeline. Past the outage budget
+// the stop names NATS and wraps protocol.ErrOutageBudget.
+func TestDriverOutagesNotCounted(t *testing.T) {
+	fx := &fakeEffects{persistErr: fmt.Errorf("waiting for output acknowledgements: %w", errUnreachable)}
+	clock := &protocol.ManualClock{}
+	d, err := New(Config{Protocol: protocol.CoordinatorConfig{Sources: 1, Tasks: 1, Interval: -1, Timeout: time.Minute,
+		MaxFailures: MaxFailuresInARow, OutageBudget: 10 * time.Second, FirstID: 1, Where: "data/checkpoints",
+		Server: "nats://db1:4222", Clock: clock},
+		Root: t.TempDir(), Retain: 3, Logger: hclog.NewNullLogger(), Effects: fx,
+		Outage: func(err error) bool { return errors.Is(err, errUnreachable) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := uint64(1); id <= 6; id++ {
+		answer := make(chan TriggerResult, 1)
+		d.Wait(answer)
+		if err := d.Step(context.Background(), protocol.Trigger{}); err != nil {
+			t.Fatal(err)
+		}
+		err := collect(t, d, id)
+		if r := <-answer; !strings.Contains(r.Error, "disconnected") {
+			t.Fatalf("checkpoint %d answered %+v", id, r)
+		}
+		if last := id == 6; (err != nil) != last {
+			t.Fatalf("checkpoint %d: step error %v", id, err)
+		}
+		if id == 6 && (!errors.Is(err, protocol.ErrOutageBudget) || !strings.Contains(err.Error(), "nats://db1:4222")) {
+			t.Fatalf("the stop says %v, want the outage budget and the server", err)
+		}
+		clock.Advance(2 * time.Second) // checkpoint 6 starts 10s after checkpoint 1
+	}
+}
+
 // An effect that reports the pipeline already failed is passed on as is,
 // not counted as a failed checkpoint.
 func TestDriverPassesStoppedOn(t *testing.T) {
@@ -165,7 +204,7 @@ func TestDriverRetainKeepsTheRestoredCheckpoint(t *testing.T) {
 	}
 	fx := &fakeEffects{root: root}
 	d, err := New(Config{Protocol: protocol.CoordinatorConfig{Sources: 1, Tasks: 1, Interval: -1, Timeout: time.Minute,
-		MaxFailures: MaxFailuresInARow, FirstID: 5, Where: root, Clock: &protocol.ManualClock{}},
+		MaxFailures: MaxFailuresInARow, OutageBudget: time.Minute, FirstID: 5, Where: root, Clock: &protocol.ManualClock{}},
 		Root: root, Retain: 2, Restored: 2, Logger: hclog.NewNullLogger(), Effects: fx})
 	if err != nil {
 		t.Fatal(err)

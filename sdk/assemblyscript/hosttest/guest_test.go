@@ -34,19 +34,12 @@ func needCompiler(t testing.TB, dir string) string {
 	_, errAsc := os.Stat(filepath.Join(abs, "node_modules", "assemblyscript"))
 	if errNode != nil || errAsc != nil {
 		msg := "AssemblyScript compiler missing in " + dir + ": run scripts/build-assemblyscript.sh --test to install it"
-		if inCI() {
+		if testutil.InCI() {
 			t.Fatal(msg + " (CI must build every language)")
 		}
 		t.Skip(msg)
 	}
 	return abs
-}
-
-// inCI reports whether the environment variable CI is set to something
-// other than "", "0" or "false", as the conformance suite does.
-func inCI() bool {
-	v, ok := os.LookupEnv("CI")
-	return ok && v != "" && v != "0" && v != "false"
 }
 
 // build runs the command in dir and returns the module it wrote to out.

@@ -38,7 +38,7 @@ func rustModule(t testing.TB, dir, lib string) []byte {
 	for _, p := range []string{rustc, cargo, wasmStd} {
 		if _, err := os.Stat(p); err != nil {
 			msg := "Rust toolchain missing (" + p + "): run scripts/build-rust.sh to install it"
-			if inCI() {
+			if testutil.InCI() {
 				t.Fatal(msg + " (CI must build every language)")
 			}
 			t.Skip(msg)
@@ -62,14 +62,6 @@ func rustModule(t testing.TB, dir, lib string) []byte {
 	}
 	built[dir] = b
 	return b
-}
-
-// inCI reports whether the environment variable CI is set to something
-// other than "", "0" or "false", as the conformance suite does: in CI a
-// missing toolchain fails instead of skipping.
-func inCI() bool {
-	v, ok := os.LookupEnv("CI")
-	return ok && v != "" && v != "0" && v != "false"
 }
 
 // probe returns the module of sdk/rust/testdata/probe.

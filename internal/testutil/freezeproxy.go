@@ -1,0 +1,125 @@
+package testutil
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"testing"
+)
+
+// FreezeProxy forwards TCP connections to a server. Frozen, it
+// forwards nothing in either direction and keeps every socket open, as a
+// server that hangs (SIGSTOP, a machine gone without a FIN) does: only the
+// client's pings can notice. Thawed, it closes the connections it froze
+// (their state is lost, as after a real hang) and forwards new ones again.
+type FreezeProxy struct {
+	// URL is the proxy's NATS URL.
+	URL    string
+	ln     net.Listener
+	target string
+
+	mu     sync.Mutex
+	frozen bool
+	thawed chan struct{} // closed by thaw
+	conns  []net.Conn    // both ends of every open pair
+}
+
+// StartFreezeProxy listens on a random port of 127.0.0.1 in front of the
+// server on port of 127.0.0.1; the test's cleanup closes it.
+func StartFreezeProxy(t testing.TB, port int) *FreezeProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &FreezeProxy{ln: ln, target: (&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}).String(),
+		URL: "nats://" + ln.Addr().String()}
+	go p.accept()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		p.closeAll()
+	})
+	return p
+}
+
+func (p *FreezeProxy) accept() {
+	for {
+		client, err := p.ln.Accept()
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			continue
+		}
+		server, err := net.Dial("tcp", p.target)
+		if err != nil {
+			_ = client.Close() // the server is down: the client retries
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, client, server)
+		p.mu.Unlock()
+		go p.pipe(server, client)
+		go p.pipe(client, server)
+	}
+}
+
+// pipe copies src to dst; while frozen it holds what it read.
+func (p *FreezeProxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if !p.waitThawed() {
+				return // thaw closed this pair; what it held is lost
+			}
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			_ = dst.Close()
+			return
+		}
+	}
+}
+
+// waitThawed returns true at once unless frozen; frozen, it waits for the
+// thaw and returns false.
+func (p *FreezeProxy) waitThawed() bool {
+	p.mu.Lock()
+	frozen, thawed := p.frozen, p.thawed
+	p.mu.Unlock()
+	if !frozen {
+		return true
+	}
+	<-thawed
+	return false
+}
+
+// Freeze stops all forwarding, of open connections and of new ones.
+func (p *FreezeProxy) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.frozen, p.thawed = true, make(chan struct{})
+}
+
+// Thaw closes every connection made before or during the freeze and lets
+// new ones through.
+func (p *FreezeProxy) Thaw() {
+	p.mu.Lock()
+	p.frozen = false
+	close(p.thawed)
+	p.mu.Unlock()
+	p.closeAll()
+}
+
+func (p *FreezeProxy) closeAll() {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = nil
+	p.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
