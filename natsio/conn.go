@@ -55,7 +55,7 @@ func Connect(ctx context.Context, o ServerOptions) (*Conn, error) {
 	}
 	c.clientURL = redactURLs(url)
 	c.reach = ServerOptions{URL: url, CredentialsFile: o.CredentialsFile, User: o.User, Password: o.Password,
-		Token: o.Token, NkeySeedFile: o.NkeySeedFile, Logger: o.Logger}
+		Token: o.Token, NkeySeedFile: o.NkeySeedFile, InboxPrefix: o.InboxPrefix, Logger: o.Logger}
 	if err := c.dial(ctx, url, o); err != nil {
 		c.shutdownServer()
 		return nil, err
@@ -69,6 +69,9 @@ func (c *Conn) dial(ctx context.Context, url string, o ServerOptions) error {
 	opts, err := authOptions(o)
 	if err != nil {
 		return err
+	}
+	if o.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
 	}
 	opts = append(opts,
 		nats.Name("wasmstream"),

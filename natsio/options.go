@@ -41,6 +41,10 @@ type ServerOptions struct {
 	// NkeySeedFile is an nkey user seed this client signs the server's
 	// challenge with (the seed never leaves this process).
 	NkeySeedFile string
+	// InboxPrefix replaces nats.go's "_INBOX" for this client's replies: a
+	// user whose permissions allow subscribing only to its own prefix
+	// cannot read the replies other users get.
+	InboxPrefix string
 	// EmbeddedUsers, when not empty, are the only users the embedded server
 	// lets connect: nkey users, each with its own permissions.
 	EmbeddedUsers []EmbeddedUser

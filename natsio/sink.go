@@ -299,25 +299,49 @@ func (s *Sink) Flush(ctx context.Context) error {
 	}
 }
 
-// waitIdle waits for idle, ctx, or one ack timeout. A timeout without
-// progress since settled is an outage that began when the wait did: once
-// it outlasts the budget, everything pending fails.
+// waitIdle waits for idle, ctx, or one ack timeout, and returns early on
+// progress. No progress since settled is an outage that began when the
+// wait did: a timeout, or a connection that is down (its publishes wait in
+// nats.go's reconnect buffer or for acknowledgements that will not come).
+// Once that outage outlasts the budget, everything pending fails.
 func (s *Sink) waitIdle(ctx context.Context, idle <-chan struct{}, settled uint64) error {
 	started := time.Now()
 	timer := time.NewTimer(s.ackTimeout)
 	defer timer.Stop()
-	select {
-	case <-idle:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		s.mu.Lock()
-		if s.settledCount() == settled && !s.outage.within(started, s.budget) {
-			s.failPending(jetstream.ErrAsyncPublishTimeout)
+	tick := time.NewTicker(resendPause)
+	defer tick.Stop()
+	for {
+		select {
+		case <-idle:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			if !s.conn.NC.IsConnected() && s.failIfStalled(started, settled, nats.ErrDisconnected) {
+				return nil
+			}
+		case <-timer.C:
+			s.failIfStalled(started, settled, jetstream.ErrAsyncPublishTimeout)
+			return nil
 		}
-		s.mu.Unlock()
 	}
-	return nil
+}
+
+// failIfStalled fails everything pending with err when nothing settled
+// since settled and the outage dated from started outlasted the budget.
+// It reports whether Flush should look again: something settled, or it
+// failed what was pending.
+func (s *Sink) failIfStalled(started time.Time, settled uint64, err error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.settledCount() != settled {
+		return true
+	}
+	if s.outage.within(started, s.budget) {
+		return false
+	}
+	s.failPending(err)
+	return true
 }
 
 func (s *Sink) settledCount() uint64 { return s.stats.Acked + s.stats.Failed }

@@ -38,7 +38,13 @@ type StreamSpec struct {
 	// AllowAtomic makes a created stream accept atomic batch publish
 	// (allow_atomic), and requires it of an existing one.
 	AllowAtomic bool
+	// Replicas is how many servers of a cluster keep the stream, 1 to
+	// MaxReplicas; 0 means 1. An existing stream must have at least as many.
+	Replicas int
 }
+
+// MaxReplicas is JetStream's largest stream replication factor.
+const MaxReplicas = 5
 
 // Stream retentions of StreamSpec.
 const (
@@ -79,6 +85,9 @@ func (s StreamSpec) Validate() error {
 	if _, err := s.storageType(); err != nil {
 		return err
 	}
+	if s.Replicas < 0 || s.Replicas > MaxReplicas {
+		return fmt.Errorf("%w: stream %s: replicas %d must be 1 to %d", ErrInvalidStreamSpec, s.Name, s.Replicas, MaxReplicas)
+	}
 	_, err := retentionPolicy(s.Retention)
 	return err
 }
@@ -106,6 +115,7 @@ func (s StreamSpec) config() jetstream.StreamConfig {
 		Duplicates: s.DuplicateWindow,
 		Storage:    storage,
 		Retention:  retention,
+		Replicas:   s.replicas(),
 
 		AllowAtomicPublish: s.AllowAtomic,
 	}
@@ -160,6 +170,13 @@ func (c *Conn) createStream(ctx context.Context, s StreamSpec) (*jetstream.Strea
 	return st.CachedInfo(), nil
 }
 
+func (s StreamSpec) replicas() int {
+	if s.Replicas == 0 {
+		return 1
+	}
+	return s.Replicas
+}
+
 // streamDiffs describes how an existing stream falls short of a spec.
 func streamDiffs(s StreamSpec, have jetstream.StreamConfig) []string {
 	var diffs []string
@@ -173,6 +190,9 @@ func streamDiffs(s StreamSpec, have jetstream.StreamConfig) []string {
 	}
 	if want := s.config().Retention; s.Retention != "" && have.Retention != want {
 		diffs = append(diffs, fmt.Sprintf("its retention is %s, not %s", have.Retention, want))
+	}
+	if want := s.replicas(); have.Replicas < want {
+		diffs = append(diffs, fmt.Sprintf("it has %d replica(s), fewer than the declared %d (raise them with nats stream edit %s --replicas %d)", have.Replicas, want, s.Name, want))
 	}
 	if s.AllowAtomic && !have.AllowAtomicPublish {
 		diffs = append(diffs, "it does not allow atomic batch publish (allow_atomic is false; enable it with EnableAtomicPublish)")

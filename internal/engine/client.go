@@ -86,7 +86,7 @@ func connectAndEnsure(ctx context.Context, cfg *config.Pipeline, opts natsio.Ser
 func ensureStreams(ctx context.Context, cfg *config.Pipeline, conn *natsio.Conn) error {
 	atomic := atomicStreams(cfg)
 	for _, st := range cfg.Streams {
-		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage, Retention: st.Retention}
+		spec := natsio.StreamSpec{Name: st.Name, Subjects: st.Subjects, DuplicateWindow: st.DuplicateWindow, Storage: st.Storage, Retention: st.Retention, Replicas: st.Replicas}
 		ensure := conn.EnsureStream
 		if atomic[st.Name] {
 			ensure = conn.EnsureAtomicStream

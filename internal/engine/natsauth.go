@@ -48,8 +48,16 @@ func clientOptions(cfg *config.Pipeline, logger hclog.Logger, role auth.Role) (n
 		return opts, fmt.Errorf("pipeline %q: %w", cfg.Name, err)
 	}
 	opts.NkeySeedFile = auth.SeedFile(cfg.DataDir, role)
+	if role == auth.Data {
+		opts.InboxPrefix = DataInboxPrefix
+	}
 	return opts, nil
 }
+
+// DataInboxPrefix is the data user's inbox prefix (nats --inbox-prefix):
+// the only subjects it may subscribe to, so that it cannot read the
+// replies the control user gets on "_INBOX.>".
+const DataInboxPrefix = "_INBOX_data"
 
 // embeddedUsers are the embedded server's two users: control with every
 // right, data with dataPublish and the read-only JetStream API.
@@ -66,7 +74,7 @@ func embeddedUsers(cfg *config.Pipeline) ([]natsio.EmbeddedUser, error) {
 		{PublicKey: control},
 		{
 			PublicKey: data, Publish: append(sourceSubjects(cfg), readOnlyJetStreamAPI...),
-			DenyPublish: consumersOfAcknowledgedStreams(cfg), Subscribe: []string{"_INBOX.>"},
+			DenyPublish: consumersOfAcknowledgedStreams(cfg), Subscribe: []string{DataInboxPrefix + ".>"},
 		},
 	}, nil
 }

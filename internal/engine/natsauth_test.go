@@ -58,6 +58,9 @@ func TestEmbeddedServerLetsInOnlyTheDataDirsUsers(t *testing.T) {
 	if got := readSubjectAs(t, cfg, "risk.totals", AsData); len(got) != 1 {
 		t.Fatalf("the data user read %d outputs, want 1", len(got))
 	}
+	if err := subscribeDenied(cfg, "_INBOX.>"); err != nil {
+		t.Error(err)
+	}
 	for _, subject := range []string{UpgradeSubject(cfg.Name), ControlSubject(cfg.Name), "risk.totals"} {
 		if err := publishDenied(cfg, subject); err != nil {
 			t.Error(err)
@@ -111,6 +114,26 @@ func publishDenied(cfg *config.Pipeline, subject string) error {
 	err = c.NC.LastError()
 	if err == nil || !errors.Is(err, nats.ErrPermissionViolation) && !strings.Contains(err.Error(), "Permissions Violation") {
 		return errors.New("the data user could publish to " + subject)
+	}
+	return nil
+}
+
+// subscribeDenied subscribes to subject as cfg's data user and expects
+// the server to refuse it.
+func subscribeDenied(cfg *config.Pipeline, subject string) error {
+	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsData)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.NC.SubscribeSync(subject); err != nil {
+		return err
+	}
+	if err := c.NC.Flush(); err != nil {
+		return err
+	}
+	if err := c.NC.LastError(); err == nil || !strings.Contains(err.Error(), "Permissions Violation") {
+		return errors.New("the data user could subscribe to " + subject)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ const (
 	natsServer = "github.com/nats-io/nats-server"
 	natsClient = "github.com/nats-io/nats.go"
 	natsio     = "github.com/wasmstream/wasmstream/natsio"
+	engine     = "github.com/wasmstream/wasmstream/internal/engine"
 )
 
 var rules = []rule{
@@ -48,6 +49,8 @@ var rules = []rule{
 		why:     "the checkpoint protocol core is a pure state machine: no I/O, no timers, the clock passed in"},
 	{pkg: "./checkpoint", forbid: []string{natsio, natsServer, natsClient, wazero},
 		why: "the snapshot layer imports no transport; internal/savepointstore joins it to NATS"},
+	{pkg: "./internal/cluster/lease", forbid: []string{wazero, pebble, natsServer, engine},
+		why: "the coordinator lease is a building block under the engine: a NATS client and nothing else"},
 }
 
 func TestLayering(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 // check runs the cross-checks between blocks, once every block has been read.
 func (d *decoder) check(p *Pipeline) {
 	d.checkStreamOverlaps(p)
+	d.checkReplicas(p)
 	d.checkSources(p)
 	d.checkOperators(p)
 	d.checkSinks(p)
@@ -30,6 +31,20 @@ func (d *decoder) checkStreamOverlaps(p *Pipeline) {
 				d.errorf(d.at.streamSubjects[j][k], "stream %q: subjects: %q overlaps %q of stream %q (%s); a subject can belong to one stream only, so make them disjoint",
 					p.Streams[j].Name, subj, p.Streams[i].Subjects[m], p.Streams[i].Name, Pos(d.at.streamSubjects[i][m]))
 			}
+		}
+	}
+}
+
+// checkReplicas refuses replicated streams on the embedded server: it is one node, and
+// JetStream refuses to create a stream with more replicas than servers.
+func (d *decoder) checkReplicas(p *Pipeline) {
+	if p.Server.URL != "" {
+		return
+	}
+	for _, s := range p.Streams {
+		if s.Replicas > 1 {
+			d.errorf(s.Range, "stream %q: replicas = %d needs a JetStream cluster, but the embedded server is one node; "+
+				"set server.url to the cluster's servers, or remove replicas", s.Name, s.Replicas)
 		}
 	}
 }

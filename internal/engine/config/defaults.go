@@ -58,6 +58,13 @@ const (
 // DefaultRetention keeps a stream's messages by its limits only.
 const DefaultRetention = "limits"
 
+// Stream replicas: one copy by default (the embedded server is one node);
+// JetStream replicates a stream on at most five servers.
+const (
+	DefaultReplicas = 1
+	MaxReplicas     = 5
+)
+
 // DefaultSinkBatchSize is the most outputs per atomic batch: the server's default limit.
 const DefaultSinkBatchSize = 1000
 

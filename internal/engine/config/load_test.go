@@ -176,10 +176,10 @@ func wantFull(dir string) *Pipeline {
 		Checkpoint: Checkpoint{Interval: 30 * time.Second, Timeout: 5 * time.Minute, MinPause: time.Second,
 			Mode: protocol.Aligned, AlignmentTimeout: 10 * time.Second, Retain: 5, Range: at(15)},
 		Streams: []Stream{
-			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Retention: "limits", Range: at(24)},
-			{Name: "RISK", Subjects: []string{"risk.>"}, Storage: "memory", Retention: "limits", Range: at(30)},
+			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Retention: "limits", Replicas: 3, Range: at(24)},
+			{Name: "RISK", Subjects: []string{"risk.>"}, Storage: "memory", Retention: "limits", Replicas: 1, Range: at(31)},
 		},
-		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(35)}},
+		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(36)}},
 		Operators: []Operator{{
 			Name:              "risk",
 			Module:            filepath.Join(dir, "operator/risk.wasm"),
@@ -192,12 +192,12 @@ func wantFull(dir string) *Pipeline {
 			Outputs:           map[string]string{"out": "risk-totals", "alerts": "risk-alerts"},
 			DeadLetterSubject: "wasmstream.dlq.payment-risk.risk",
 			Limits:            Limits{MemoryPages: 1024, BatchTimeout: 2 * time.Second, BatchSize: 256, MaxValueBytes: 65536, MaxEmitsPerRecord: 8, MaxTableElements: 5000},
-			Range:             at(41),
-			ModuleRange:       at(42),
+			Range:             at(42),
+			ModuleRange:       at(43),
 		}},
 		Sinks: []Sink{
-			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", BatchSize: 1000, Range: at(64)},
-			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "idempotent", BatchSize: 1000, Range: at(69)},
+			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", BatchSize: 1000, Range: at(65)},
+			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "idempotent", BatchSize: 1000, Range: at(70)},
 		},
 	}
 }
@@ -211,8 +211,8 @@ func wantMinimal(dir string) *Pipeline {
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: Checkpoint{Interval: 5 * time.Second, Timeout: 10 * time.Minute, Mode: protocol.Aligned, Retain: 3},
 		Streams: []Stream{
-			{Name: "IN", Subjects: []string{"in.>"}, Storage: "file", Retention: "limits", Range: at(4)},
-			{Name: "COUNTS", Subjects: []string{"counts.>"}, Storage: "file", Retention: "limits", Range: at(8)},
+			{Name: "IN", Subjects: []string{"in.>"}, Storage: "file", Retention: "limits", Replicas: 1, Range: at(4)},
+			{Name: "COUNTS", Subjects: []string{"counts.>"}, Storage: "file", Retention: "limits", Replicas: 1, Range: at(8)},
 		},
 		Sources: []Source{{Name: "in", Stream: "IN", StartSequence: 1, Range: at(12)}},
 		Operators: []Operator{{
@@ -272,7 +272,7 @@ func wantUnaligned(dir string) *Pipeline {
 		Server:     Server{EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget},
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: Checkpoint{Timeout: 10 * time.Minute, MinPause: 250 * time.Millisecond, Mode: protocol.Unaligned, Retain: 1, Range: at(5)},
-		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Retention: "limits", Range: at(12)}},
+		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Retention: "limits", Replicas: 1, Range: at(12)}},
 		Sources:    []Source{source("left", 16), source("right", 21)},
 		Operators: []Operator{{
 			Name:              "join",

@@ -91,7 +91,10 @@ type Stream struct {
 	// Retention is "limits", "workqueue" or "interest"; sources of the last two acknowledge what
 	// completed checkpoints cover.
 	Retention string
-	Range     hcl.Range
+	// Replicas is how many servers of a cluster keep the stream (1–5); more than 1 needs
+	// server.url to a JetStream cluster.
+	Replicas int
+	Range    hcl.Range
 }
 
 // Source reads one JetStream stream, optionally filtered to a subject.

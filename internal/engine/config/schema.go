@@ -29,7 +29,7 @@ var checkpointSchema = &hcl.BodySchema{
 	Attributes: attributes("interval", "timeout", "min_pause", "mode", "alignment_timeout", "retain"),
 }
 
-var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage", "retention")}
+var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage", "retention", "replicas")}
 
 var sourceSchema = &hcl.BodySchema{
 	Attributes: attributes("stream", "subject", "start_sequence", "max_duplicate_delay"),

@@ -26,6 +26,7 @@ func (d *decoder) addStream(p *Pipeline, b *hcl.Block) {
 	s.DuplicateWindow = a.duration("duplicate_window", 0)
 	s.Storage = a.enum("storage", DefaultStorage, "file", "memory")
 	s.Retention = a.enum("retention", DefaultRetention, DefaultRetention, "workqueue", "interest")
+	s.Replicas = int(a.integer("replicas", 1, MaxReplicas, DefaultReplicas))
 	if d.declare(b) {
 		p.Streams = append(p.Streams, s)
 		d.at.streamSubjects = append(d.at.streamSubjects, ranges)

@@ -99,6 +99,9 @@ func writeStream(body *hclwrite.Body, s Stream) {
 	if s.Retention != DefaultRetention {
 		b.SetAttributeValue("retention", cty.StringVal(s.Retention))
 	}
+	if s.Replicas != DefaultReplicas {
+		b.SetAttributeValue("replicas", cty.NumberIntVal(int64(s.Replicas)))
+	}
 }
 
 func writeSource(body *hclwrite.Body, s Source) {

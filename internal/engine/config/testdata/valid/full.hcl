@@ -25,6 +25,7 @@ stream "PAYMENTS" {
   subjects         = ["payments.>"]
   duplicate_window = "2m"
   storage          = "file"
+  replicas         = 3
 }
 
 stream "RISK" {
