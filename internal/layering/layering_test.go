@@ -51,6 +51,10 @@ var rules = []rule{
 		why: "the snapshot layer imports no transport; internal/savepointstore joins it to NATS"},
 	{pkg: "./internal/cluster/lease", forbid: []string{wazero, pebble, natsServer, engine},
 		why: "the coordinator lease is a building block under the engine: a NATS client and nothing else"},
+	{pkg: "./internal/cluster/member", forbid: []string{wazero, pebble, natsServer, engine},
+		why: "membership is a building block under the engine: leases and heartbeats over a NATS client"},
+	{pkg: "./internal/cluster/ckptrec", forbid: []string{wazero, pebble, natsServer, engine},
+		why: "checkpoint records are a building block under the engine: fenced KV writes over a NATS client"},
 }
 
 func TestLayering(t *testing.T) {

@@ -1,0 +1,36 @@
+package member
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestTracker(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	tr := NewTracker(5 * time.Second)
+	steps := []struct {
+		do             func()
+		now            float64
+		alive, suspect []string
+	}{
+		{func() {}, 0, nil, nil},
+		{func() { tr.Heard("w1", at(0)) }, 0, nil, nil}, // a heartbeat without a lease makes nobody alive
+		{func() { tr.Joined("w1", at(1)); tr.Joined("w2", at(1)) }, 1, []string{"w1", "w2"}, nil},
+		{func() { tr.Heard("w1", at(5)) }, 5.9, []string{"w1", "w2"}, nil},
+		{func() {}, 6, []string{"w1"}, []string{"w2"}}, // w2 silent for the timeout
+		{func() { tr.Heard("w2", at(6.5)) }, 7, []string{"w1", "w2"}, nil},
+		{func() { tr.Heard("w1", at(2)) }, 10.5, []string{"w2"}, []string{"w1"}}, // a late old heartbeat does not rewind
+		{func() { tr.Left("w1") }, 10.5, []string{"w2"}, nil},
+		{func() { tr.Joined("w2", at(12)) }, 12, nil, []string{"w2"}}, // a renewal is not a heartbeat
+		{func() { tr.Heard("w2", at(12)) }, 16, []string{"w2"}, nil},
+	}
+	for i, s := range steps {
+		s.do()
+		v := tr.View(at(s.now))
+		if !slices.Equal(v.Alive, s.alive) || !slices.Equal(v.Suspected, s.suspect) {
+			t.Fatalf("step %d at %gs: alive %v suspected %v, want %v and %v", i, s.now, v.Alive, v.Suspected, s.alive, s.suspect)
+		}
+	}
+}
