@@ -56,8 +56,8 @@ var rules = []rule{
 		why:     "the assignment of key groups to workers is a pure computation of the coordinator"},
 	{pkg: "./internal/cluster/member", forbid: []string{wazero, pebble, natsServer, engine},
 		why: "membership is a building block under the engine: leases and heartbeats over a NATS client"},
-	{pkg: "./internal/cluster/ckptrec", forbid: []string{wazero, pebble, natsServer, engine},
-		why: "checkpoint records are a building block under the engine: fenced KV writes over a NATS client"},
+	{pkg: "./internal/cluster/ctlrec", forbid: []string{wazero, pebble, natsServer, engine},
+		why: "control records are a building block under the engine: fenced KV writes over a NATS client"},
 }
 
 func TestLayering(t *testing.T) {

@@ -1,8 +1,10 @@
-// Package ckptrec holds a cluster pipeline's checkpoint records in its
-// control bucket (design ../../../shared/cluster.md §5.3) and writes
+// Package ctlrec holds a cluster pipeline's control records in its
+// control bucket (design ../../../shared/cluster.md §5.1, §5.3) and writes
 // them under the coordinator lease (package lease), so that a coordinator
-// that lost its lease (a zombie) cannot claim or complete a checkpoint:
+// that lost its lease (a zombie) cannot claim or complete a checkpoint or
+// hand key groups to workers:
 //
+//	assignment          which worker runs which task (package assign)
 //	checkpoint.pending  the checkpoint in progress: N, generation, assignment
 //	checkpoint.<N>      checkpoint N completed: its global manifest object
 //	checkpoint.latest   a copy of the newest checkpoint.<N>
@@ -18,4 +20,4 @@
 //
 // The records are JSON with a version and strict decoders: they are read
 // back from a bucket that other clients of the cluster can write.
-package ckptrec
+package ctlrec

@@ -1,4 +1,4 @@
-package ckptrec
+package ctlrec
 
 import (
 	"context"
@@ -9,9 +9,10 @@ import (
 	"github.com/wasmstream/wasmstream/internal/cluster/lease"
 )
 
-// ErrMismatch: Complete was asked to complete another checkpoint than the
-// one pending, or one claimed by another generation.
-var ErrMismatch = errors.New("checkpoint record does not match the pending claim")
+// ErrMismatch: a record that does not belong to the writer: a completion
+// of another checkpoint than the one pending or of another generation, an
+// assignment of another generation than the lease's.
+var ErrMismatch = errors.New("control record does not match the coordinator's lease or claim")
 
 // Claim claims the next checkpoint for assignment epoch under l: its N
 // follows every checkpoint claimed or completed before (read through the

@@ -1,4 +1,4 @@
-package ckptrec
+package ctlrec
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package ckptrec_test
+package ctlrec_test
 
 import (
 	"os"
