@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -97,7 +96,6 @@ type Source struct {
 	err           error
 	stopOnce      sync.Once
 
-	dbgLast atomic.Int64
 	failMu  sync.Mutex
 	failure error // what the watcher found; the pump stops with it
 }
@@ -142,7 +140,6 @@ func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error)
 	s.last = max(spec.StartSequence, 1) - 1
 	go s.pump()
 	go s.watch()
-	go s.debugWatch(c, dbgCons)
 	return s, nil
 }
 
@@ -206,7 +203,6 @@ func openIterator(ctx context.Context, st jetstream.Stream, spec SourceSpec) (je
 	if err != nil {
 		return nil, err
 	}
-	dbgCons = cons
 	return cons.Messages(jetstream.PullMaxMessages(sourcePullBatch))
 }
 
@@ -220,7 +216,6 @@ func (s *Source) pump() {
 			s.err = s.iteratorError(err)
 			return
 		}
-		s.dbgLast.Store(time.Now().UnixNano())
 		m, deliver, err := s.accept(msg)
 		if err != nil {
 			s.err = err
