@@ -54,6 +54,8 @@ var rules = []rule{
 	{pkg: "./internal/cluster/assign", stdlibOnly: true, forbidStdlib: []string{"os", "net", "syscall", "io/fs"},
 		noCalls: []string{"time.Now", "time.Since", "time.Until", "time.After", "time.AfterFunc", "time.NewTimer", "time.NewTicker", "time.Tick", "time.Sleep"},
 		why:     "the assignment of key groups to workers is a pure computation of the coordinator"},
+	{pkg: "./internal/cluster/ship", forbid: []string{wazero, natsServer, engine},
+		why: "state shipping joins Pebble checkpoints to the Object Store and knows nothing of the engine"},
 	{pkg: "./internal/cluster/member", forbid: []string{wazero, pebble, natsServer, engine},
 		why: "membership is a building block under the engine: leases and heartbeats over a NATS client"},
 	{pkg: "./internal/cluster/ctlrec", forbid: []string{wazero, pebble, natsServer, engine},
