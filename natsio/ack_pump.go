@@ -16,7 +16,7 @@ func (a *AckingSource) pump() {
 	s := a.src
 	defer close(s.done)
 	for {
-		msg, err := s.iter.Next()
+		msg, err := s.next()
 		if err != nil {
 			s.err = s.iteratorError(err)
 			return
@@ -26,15 +26,11 @@ func (a *AckingSource) pump() {
 			s.err = err
 			return
 		}
-		if !deliver {
-			continue
-		}
-		select {
-		case s.msgs <- m:
-		case <-s.stop:
+		if deliver && !s.buffer(m) {
 			s.err = ErrSourceClosed
 			return
 		}
+		s.holding.Store(0)
 	}
 }
 
@@ -46,6 +42,7 @@ func (a *AckingSource) accept(msg jetstream.Msg) (Message, bool, error) {
 	if err != nil {
 		return Message{}, false, fmt.Errorf("natsio: source stream %s: message on %s without JetStream metadata: %w", a.spec.Stream, msg.Subject(), err)
 	}
+	a.src.take(md)
 	if err := a.checkDelivery(md.Sequence.Consumer); err != nil {
 		return Message{}, false, err
 	}

@@ -106,7 +106,11 @@ func (c *Conn) OpenAckingSource(ctx context.Context, spec AckingSourceSpec) (*Ac
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
-	st, policy, err := c.ackingStream(ctx, spec)
+	js, nc, err := c.sourceJS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, policy, err := ackingStream(ctx, js, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -125,17 +129,17 @@ func (c *Conn) OpenAckingSource(ctx context.Context, spec AckingSourceSpec) (*Ac
 	if err != nil {
 		return nil, fmt.Errorf("natsio: durable consumer %s on stream %s: %w", spec.Durable, spec.Stream, err)
 	}
-	a := c.newAckingSource(spec, policy, st, iter, skipTo)
+	a := c.newAckingSource(spec, policy, st, cons, iter, skipTo)
+	a.nc = nc // acknowledgements go out where the deliveries come in
 	go a.pump()
 	go a.src.watch()
 	return a, nil
 }
 
 func (c *Conn) newAckingSource(spec AckingSourceSpec, policy jetstream.AckPolicy, st jetstream.Stream,
-	iter jetstream.MessagesContext, skipTo uint64) *AckingSource {
+	cons jetstream.Consumer, iter jetstream.MessagesContext, skipTo uint64) *AckingSource {
 	return &AckingSource{
-		src:       newSource(st, StreamIdentity{Stream: spec.Stream, Created: st.CachedInfo().Created}, iter),
-		nc:        c.NC,
+		src:       newSource(st, StreamIdentity{Stream: spec.Stream, Created: st.CachedInfo().Created}, cons, iter, c.log),
 		spec:      spec,
 		policy:    policy,
 		skipTo:    skipTo,
@@ -181,8 +185,8 @@ func (spec AckingSourceSpec) consumerConfig(policy jetstream.AckPolicy) jetstrea
 
 // ackingStream looks the stream up and picks the acknowledgement policy its
 // retention allows.
-func (c *Conn) ackingStream(ctx context.Context, spec AckingSourceSpec) (jetstream.Stream, jetstream.AckPolicy, error) {
-	st, err := c.JS.Stream(ctx, spec.Stream)
+func ackingStream(ctx context.Context, js jetstream.JetStream, spec AckingSourceSpec) (jetstream.Stream, jetstream.AckPolicy, error) {
+	st, err := js.Stream(ctx, spec.Stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return nil, 0, fmt.Errorf("%w: source stream %s does not exist; declare it or publish to it first", ErrStreamNotFound, spec.Stream)
 	}

@@ -34,6 +34,7 @@ type Conn struct {
 	log       hclog.Logger
 	closed    chan struct{} // closed by the ClosedHandler
 	closeOnce sync.Once
+	sources   sourceConn // the sources' own connection (sourceconn.go)
 }
 
 // Connect starts the embedded server when o.URL is empty, then connects.
@@ -66,43 +67,54 @@ func Connect(ctx context.Context, o ServerOptions) (*Conn, error) {
 
 // dial connects NC and JS, giving up when ctx ends.
 func (c *Conn) dial(ctx context.Context, url string, o ServerOptions) error {
-	opts, err := authOptions(o)
+	nc, js, err := dialNATS(ctx, url, o, "wasmstream", c.closed)
 	if err != nil {
 		return err
 	}
+	c.NC, c.JS = nc, js
+	return nil
+}
+
+// dialNATS connects to url as o says, naming the connection name (the
+// server's monitoring shows it); closed is closed when the connection is.
+func dialNATS(ctx context.Context, url string, o ServerOptions, name string, closed chan struct{}) (*nats.Conn, jetstream.JetStream, error) {
+	opts, err := authOptions(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := o.Logger.With("connection", name)
 	if o.InboxPrefix != "" {
 		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
 	}
 	opts = append(opts,
-		nats.Name("wasmstream"),
+		nats.Name(name),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(reconnectWait),
 		nats.PingInterval(pingInterval), // see outage.go: a frozen server is noticed in seconds
 		nats.MaxPingsOutstanding(maxPingsOutstanding),
 		nats.FlusherTimeout(flusherTimeout),
 		nats.DrainTimeout(drainTimeout),
-		nats.ClosedHandler(func(*nats.Conn) { close(c.closed) }),
+		nats.ClosedHandler(func(*nats.Conn) { close(closed) }),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
 			if !nc.IsClosed() && !nc.IsDraining() {
-				c.log.Warn("disconnected from NATS, reconnecting", "error", err)
+				log.Warn("disconnected from NATS, reconnecting", "error", err)
 			}
 		}),
-		nats.ReconnectHandler(func(*nats.Conn) { c.log.Info("reconnected to NATS") }),
+		nats.ReconnectHandler(func(*nats.Conn) { log.Info("reconnected to NATS") }),
 	)
 	if d, ok := ctx.Deadline(); ok && time.Until(d) > 0 {
 		opts = append(opts, nats.Timeout(time.Until(d)))
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return fmt.Errorf("%w at %s (server.url): %w", ErrConnect, redactURLs(url), err)
+		return nil, nil, fmt.Errorf("%w at %s (server.url): %w", ErrConnect, redactURLs(url), err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		nc.Close()
-		return fmt.Errorf("%w: JetStream: %w", ErrConnect, err)
+		return nil, nil, fmt.Errorf("%w: JetStream: %w", ErrConnect, err)
 	}
-	c.NC, c.JS = nc, js
-	return nil
+	return nc, js, nil
 }
 
 func authOptions(o ServerOptions) ([]nats.Option, error) {
@@ -144,23 +156,25 @@ func (c *Conn) Embedded() bool { return c.server != nil }
 // so that its JetStream store is closed cleanly. It is safe to call twice.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
-		c.closeConn()
+		c.sources.close()
+		closeConn(c.NC, c.closed)
 		c.shutdownServer()
 	})
 }
 
-func (c *Conn) closeConn() {
-	if c.NC == nil {
+// closeConn drains nc and waits until it is closed (closed is closed).
+func closeConn(nc *nats.Conn, closed chan struct{}) {
+	if nc == nil {
 		return
 	}
-	if err := c.NC.Drain(); err != nil {
+	if err := nc.Drain(); err != nil {
 		// Draining needs a live connection; while reconnecting, just close.
-		c.NC.Close()
+		nc.Close()
 	}
 	select {
-	case <-c.closed:
+	case <-closed:
 	case <-time.After(drainTimeout + time.Second):
-		c.NC.Close()
+		nc.Close()
 	}
 }
 

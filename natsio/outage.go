@@ -3,6 +3,7 @@ package natsio
 import (
 	"context"
 	"errors"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -76,6 +77,9 @@ var outageErrors = []error{
 	nats.ErrStaleConnection, nats.ErrNoServers, nats.ErrReconnectBufExceeded,
 	nats.ErrTimeout, nats.ErrNoResponders, context.DeadlineExceeded,
 	jetstream.ErrNoStreamResponse, jetstream.ErrAsyncPublishTimeout,
+	// A write on a socket the server just closed (it stopped, it restarts)
+	// fails with these before nats.go notices the disconnect.
+	syscall.EPIPE, syscall.ECONNRESET,
 }
 
 // outageCodes are JetStream API errors of a cluster that is electing a

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
+	"syscall"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -26,6 +29,8 @@ func TestIsOutage(t *testing.T) {
 		want bool
 	}{
 		{"nil", nil, false},
+		{"broken pipe (write after the server closed the socket)", &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}, true},
+		{"connection reset", fmt.Errorf("publish: %w", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}), true},
 		{"connection closed", nats.ErrConnectionClosed, true},
 		{"disconnected (acks reset on reconnect)", nats.ErrDisconnected, true},
 		{"reconnecting", nats.ErrConnectionReconnecting, true},

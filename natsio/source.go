@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -77,16 +79,26 @@ type SourceSpec struct {
 // anything from a consumer it has not seen, and every few seconds while it
 // waits (see source_check.go). A changed stream stops it with
 // ErrStreamRecreated.
+//
+// A source reads on a connection of its own (sourceconn.go), and a watcher
+// wakes its iterator when nats.go stopped asking for messages
+// (source_wake.go): both against a stall of nats.go v1.55.0.
 type Source struct {
 	identity      StreamIdentity
-	st            jetstream.Stream // for the checks against the server
-	checkGaps     bool             // unfiltered and !AllowGap: every sequence must follow the last
-	checkFirst    bool             // filtered, resumed, !AllowGap: the first delivery's skipped sequences are checked; pump only
-	acceptThrough uint64           // SourceSpec.AcceptGapsThrough
-	last          uint64           // last sequence delivered, or StartSequence-1; pump only
-	consumer      string           // the consumer that delivered the last message; pump only
-	interval      time.Duration    // between the watcher's identity checks
+	st            jetstream.Stream   // for the checks against the server
+	cons          jetstream.Consumer // for the wake-up checks and Backlog
+	log           hclog.Logger
+	checkGaps     bool          // unfiltered and !AllowGap: every sequence must follow the last
+	checkFirst    bool          // filtered, resumed, !AllowGap: the first delivery's skipped sequences are checked; pump only
+	acceptThrough uint64        // SourceSpec.AcceptGapsThrough
+	last          uint64        // last sequence delivered, or StartSequence-1; pump only
+	consumer      string        // the consumer that delivered the last message; pump only
+	interval      time.Duration // between the watcher's identity checks
+	wakeInterval  time.Duration // between its wake-up checks (source_wake.go)
 	iter          jetstream.MessagesContext
+	waker         waker        // ends a wait in Next that nats.go forgot (source_wake.go)
+	taken         taken        // the last delivery taken from nats.go, for Backlog
+	holding       atomic.Int32 // 1 while the pump holds a message taken from nats.go, not buffered yet
 	msgs          chan Message
 	ctx           context.Context // the checks' requests; cancelled by Close
 	cancel        context.CancelFunc
@@ -108,7 +120,11 @@ func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error)
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
-	st, err := c.JS.Stream(ctx, spec.Stream)
+	js, _, err := c.sourceJS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := js.Stream(ctx, spec.Stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return nil, fmt.Errorf("%w: source stream %s does not exist; declare it or publish to it first", ErrStreamNotFound, spec.Stream)
 	}
@@ -129,11 +145,11 @@ func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error)
 			}
 		}
 	}
-	iter, err := openIterator(ctx, st, spec)
+	cons, iter, err := openIterator(ctx, st, spec)
 	if err != nil {
 		return nil, fmt.Errorf("natsio: source stream %s: %w", spec.Stream, err)
 	}
-	s := newSource(st, StreamIdentity{Stream: spec.Stream, Created: info.Created}, iter)
+	s := newSource(st, StreamIdentity{Stream: spec.Stream, Created: info.Created}, cons, iter, c.log)
 	s.checkGaps = spec.FilterSubject == "" && !spec.AllowGap
 	s.checkFirst = spec.FilterSubject != "" && !spec.AllowGap && spec.StartSequence > 1
 	s.acceptThrough = spec.AcceptGapsThrough
@@ -143,20 +159,23 @@ func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error)
 	return s, nil
 }
 
-// newSource returns a Source reading iter, not started.
-func newSource(st jetstream.Stream, identity StreamIdentity, iter jetstream.MessagesContext) *Source {
+// newSource returns a Source reading iter of cons, not started.
+func newSource(st jetstream.Stream, identity StreamIdentity, cons jetstream.Consumer, iter jetstream.MessagesContext, log hclog.Logger) *Source {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Source{
-		identity: identity,
-		st:       st,
-		interval: identityCheckInterval,
-		iter:     iter,
-		msgs:     make(chan Message, sourceBuffer),
-		ctx:      ctx,
-		cancel:   cancel,
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
-		watched:  make(chan struct{}),
+		identity:     identity,
+		st:           st,
+		cons:         cons,
+		log:          log,
+		interval:     identityCheckInterval,
+		wakeInterval: wakeCheckInterval,
+		iter:         iter,
+		msgs:         make(chan Message, sourceBuffer),
+		ctx:          ctx,
+		cancel:       cancel,
+		stop:         make(chan struct{}),
+		done:         make(chan struct{}),
+		watched:      make(chan struct{}),
 	}
 }
 
@@ -190,7 +209,7 @@ func checkPosition(spec SourceSpec, state jetstream.StreamState) error {
 	return nil
 }
 
-func openIterator(ctx context.Context, st jetstream.Stream, spec SourceSpec) (jetstream.MessagesContext, error) {
+func openIterator(ctx context.Context, st jetstream.Stream, spec SourceSpec) (jetstream.Consumer, jetstream.MessagesContext, error) {
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	if spec.StartSequence > 1 {
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
@@ -201,9 +220,10 @@ func openIterator(ctx context.Context, st jetstream.Stream, spec SourceSpec) (je
 	}
 	cons, err := st.OrderedConsumer(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cons.Messages(jetstream.PullMaxMessages(sourcePullBatch))
+	iter, err := cons.Messages(jetstream.PullMaxMessages(sourcePullBatch))
+	return cons, iter, err
 }
 
 // pump moves messages from the iterator into the buffer. One goroutine, so
@@ -211,7 +231,7 @@ func openIterator(ctx context.Context, st jetstream.Stream, spec SourceSpec) (je
 func (s *Source) pump() {
 	defer close(s.done)
 	for {
-		msg, err := s.iter.Next()
+		msg, err := s.next()
 		if err != nil {
 			s.err = s.iteratorError(err)
 			return
@@ -221,16 +241,29 @@ func (s *Source) pump() {
 			s.err = err
 			return
 		}
-		if !deliver {
-			continue
-		}
-		select {
-		case s.msgs <- m:
-		case <-s.stop:
+		if deliver && !s.buffer(m) {
 			s.err = ErrSourceClosed
 			return
 		}
+		s.holding.Store(0)
 	}
+}
+
+// buffer hands m to Fetch, waiting for room; false after Close.
+func (s *Source) buffer(m Message) bool {
+	select {
+	case s.msgs <- m:
+		return true
+	case <-s.stop:
+		return false
+	}
+}
+
+// take notes md as the last delivery taken from nats.go; the pump holds
+// it until it is buffered or dropped (Backlog counts it meanwhile).
+func (s *Source) take(md *jetstream.MsgMetadata) {
+	s.holding.Store(1)
+	s.taken.record(md)
 }
 
 // accept decides what to do with one message: deliver it, drop it (a
@@ -240,6 +273,7 @@ func (s *Source) accept(msg jetstream.Msg) (Message, bool, error) {
 	if err != nil {
 		return Message{}, false, fmt.Errorf("natsio: source stream %s: message on %s without JetStream metadata: %w", s.identity.Stream, msg.Subject(), err)
 	}
+	s.take(md)
 	seq := md.Sequence.Stream
 	if seq <= s.last {
 		return Message{}, false, nil
@@ -371,5 +405,6 @@ func (s *Source) Close() {
 		s.iter.Stop()
 		<-s.done
 		<-s.watched
+		s.waker.stop()
 	})
 }

@@ -62,16 +62,22 @@ func (s *Source) checkStream(consumer string, seq uint64) error {
 // watch checks the stream's identity every interval until the source
 // stops. A changed or deleted stream stops the source; a failed request is
 // no verdict (the pump checks again before it delivers from a new consumer).
+// In between it wakes a pump that nats.go left waiting (source_wake.go).
 func (s *Source) watch() {
 	defer close(s.watched)
 	tick := time.NewTicker(s.interval)
 	defer tick.Stop()
+	wake := time.NewTicker(s.wakeInterval)
+	defer wake.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-s.done:
 			return
+		case <-wake.C:
+			s.checkWake()
+			continue
 		case <-tick.C:
 		}
 		if err := s.streamChanged(streamCheckAttempts); err != nil {

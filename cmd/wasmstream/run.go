@@ -48,7 +48,13 @@ the checkpoint and the cause: nothing is changed. Choose explicitly:
 --from-checkpoint ID rolls back to an older retained checkpoint, --empty-state
 starts over, --allow-operator-change accepts a new module, --accept-gaps resumes
 without the records that are gone. A source stream deleted and created again while
-the pipeline runs stops it too, before anything of the new stream is processed.`,
+the pipeline runs stops it too, before anything of the new stream is processed.
+
+--stop-when-idle stops only when nothing is pending: no source delivered anything
+for the given time and the server holds no more records for any of them. A source
+that delivers nothing while records wait for it is stalled, not idle; the run keeps
+going and, if the stall lasts, stops with an error. Input left unread at a stop is
+always an error, never exit 0.`,
 		Example: `  wasmstream run examples/payment-risk/pipeline.hcl
   wasmstream run pipeline.hcl --stop-when-idle 2s --log-format json
   wasmstream run pipeline.hcl --checkpoint-interval 1s --checkpoint-mode unaligned
@@ -57,7 +63,9 @@ the pipeline runs stops it too, before anything of the new stream is processed.`
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPipeline(cmd, g, f, args[0]) },
 	}
-	cmd.Flags().DurationVar(&f.stopWhenIdle, "stop-when-idle", 0, "stop after no input arrived for this long (0 = run until interrupted)")
+	cmd.Flags().DurationVar(&f.stopWhenIdle, "stop-when-idle", 0,
+		"stop once no input arrived for this long and the server holds nothing more for any source (0 = run until interrupted); "+
+			"input left unread at the stop is an error")
 	addCheckpointFlags(cmd, &f.checkpoint)
 	cmd.Flags().Uint64Var(&f.recovery.FromCheckpoint, "from-checkpoint", 0, "restore this retained checkpoint instead of the newest (a rollback)")
 	cmd.Flags().BoolVar(&f.recovery.EmptyState, "empty-state", false, "start from empty state and the configured source starts although checkpoints exist (they are kept)")

@@ -23,7 +23,9 @@ type Options struct {
 	// Recovery says where a run starts from.
 	Recovery RecoveryOptions
 	// StopWhenIdle ends the run after no source delivered anything for this
-	// long (0 = run until the context ends).
+	// long and the server holds nothing more for any source (idle.go); 0 =
+	// run until the context ends. Input left unread makes Run fail with
+	// ErrInputPending.
 	StopWhenIdle time.Duration
 	// FetchBatch is the most records a source fetches at once (default 1024).
 	FetchBatch int

@@ -56,12 +56,15 @@ type Pipeline struct {
 	// cleanRestore: the restored checkpoint is the final one of a graceful
 	// stop, so nothing is replayed.
 	cleanRestore bool
-	lock         *os.File      // the data dir's lock, held until Close
-	stopped      chan struct{} // closed when Run returns
-	closeOnce    sync.Once
-	failed       chan struct{}
-	failOnce     sync.Once
-	failErr      error
+	// idleStopped: the run stopped as idle (--stop-when-idle); Run then
+	// checks that nothing arrived before the final checkpoint.
+	idleStopped bool
+	lock        *os.File      // the data dir's lock, held until Close
+	stopped     chan struct{} // closed when Run returns
+	closeOnce   sync.Once
+	failed      chan struct{}
+	failOnce    sync.Once
+	failErr     error
 }
 
 var errPipelineFailed = coordinator.ErrStopped

@@ -10,8 +10,10 @@ import (
 )
 
 // Run processes records until ctx ends, the pipeline has been idle for
-// Options.StopWhenIdle, or a task fails. On a clean stop it takes a final
-// checkpoint: the sources inject a last barrier and stop reading.
+// Options.StopWhenIdle with nothing left to read (idle.go), or a task
+// fails. On a clean stop it takes a final checkpoint: the sources inject a
+// last barrier and stop reading. An idle stop that left input unread
+// returns ErrInputPending.
 func (p *Pipeline) Run(ctx context.Context) error {
 	defer close(p.stopped)
 	if p.restored != nil {
@@ -63,6 +65,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if err := p.failure(); err != nil {
 		return err
 	}
+	if runErr == nil && p.idleStopped {
+		return p.checkNothingLeft()
+	}
 	return runErr
 }
 
@@ -77,6 +82,7 @@ func (p *Pipeline) loop(ctx context.Context) error {
 	idleTick := time.NewTicker(100 * time.Millisecond)
 	defer idleTick.Stop()
 	started := time.Now()
+	var idleState idleCheck
 	c := p.coord
 	done, upgrade, idle := ctx.Done(), p.upgradeStop, idleTick.C
 	stop := func(why string, args ...any) protocol.Event {
@@ -102,8 +108,16 @@ func (p *Pipeline) loop(ctx context.Context) error {
 		case <-progressTick.C:
 			p.logProgress(started)
 		case <-idle:
-			if p.opts.StopWhenIdle > 0 && p.idleFor() >= p.opts.StopWhenIdle && time.Since(started) >= p.opts.StopWhenIdle {
-				ev = stop("stopping: no input", "idle_for", p.opts.StopWhenIdle)
+			if p.opts.StopWhenIdle <= 0 {
+				break
+			}
+			ready, err := p.idleReady(&idleState, started)
+			if err != nil {
+				return err
+			}
+			if ready {
+				p.idleStopped = true
+				ev = stop("stopping: no input, nothing left on the server", "idle_for", p.opts.StopWhenIdle)
 			}
 		}
 		if ev == nil {
@@ -119,9 +133,14 @@ func (p *Pipeline) loop(ctx context.Context) error {
 	return nil
 }
 
+// idleFor is how long no source delivered anything; 0 while one routes
+// records (a task that is slow to take them is no idle source).
 func (p *Pipeline) idleFor() time.Duration {
 	var last int64
 	for _, s := range p.sources {
+		if s.routing.Load() {
+			return 0
+		}
 		last = max(last, s.lastData.Load())
 	}
 	if last == 0 {

@@ -27,6 +27,7 @@ type source struct {
 	position atomic.Uint64
 	read     atomic.Uint64
 	lastData atomic.Int64 // unix nanos of the last fetch that returned data
+	routing  atomic.Bool  // records fetched are being handed to the tasks
 	// barriers carries the coordinator's barrier requests.
 	barriers chan barrierRequest
 	// replayUntil is the stream's last sequence when the run restored a
@@ -68,7 +69,10 @@ func (s *source) run(ctx context.Context) error {
 		}
 		s.lastData.Store(time.Now().UnixNano())
 		s.read.Add(uint64(len(msgs)))
-		if err := s.route(ctx, msgs); err != nil {
+		s.routing.Store(true)
+		err = s.route(ctx, msgs)
+		s.routing.Store(false)
+		if err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,9 @@ import (
 type streamReader interface {
 	Fetch(ctx context.Context, max int, maxWait time.Duration) ([]natsio.Message, error)
 	Identity() natsio.StreamIdentity
+	// Backlog is what the server holds for the reader after a position
+	// (--stop-when-idle stops only when nothing is).
+	Backlog(ctx context.Context, after uint64) (natsio.Backlog, error)
 	Close()
 }
 

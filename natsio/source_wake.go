@@ -1,0 +1,137 @@
+package natsio
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A lost wake-up in nats.go v1.55.0's pull iterator (jetstream/pull.go):
+// MessagesContext.Next asks the server for more (checkPending) only when
+// something arrives, and skips the request while the previous pull
+// request is still being published. When every check of a batch is skipped
+// that way, no request is outstanding and Next waits until two idle
+// heartbeats are missed (10 s), after which the ordered consumer starts
+// over: records wait in the stream meanwhile (issue 18; the sources' own
+// connection, sourceconn.go, makes it rare). The wake-up below supplies the
+// missing check: when the pump has waited inside Next for a while, the
+// watcher asks the server whether the consumer holds a pull request, and
+// if not, ends that Next through its context; the pump calls Next again,
+// and Next's first step is the check that issues the request.
+//
+// A consumer with a request outstanding is never woken, so nats.go's own
+// missed-heartbeat recovery keeps working; and a pump is woken at most once
+// per wait (a new Next restarts nats.go's heartbeat timer), so a consumer
+// stuck for another reason still gets that recovery. The cost: one
+// consumer info request per wait longer than wakeCheckInterval.
+
+// wakeCheckInterval is how often the watcher looks at a waiting pump. A
+// pump that received nothing for a whole interval is checked, once per
+// wait: one consumer info request per idle period.
+const wakeCheckInterval = 500 * time.Millisecond
+
+// wakeCheckTimeout bounds the consumer info request of a check.
+const wakeCheckTimeout = 5 * time.Second
+
+// waker lets the watcher end the pump's wait in Next.
+type waker struct {
+	inNext   atomic.Bool   // the pump waits in Next
+	received atomic.Uint64 // messages Next returned
+	wakes    atomic.Uint64 // waits ended by the watcher
+
+	mu     sync.Mutex
+	ctx    context.Context    // the current opts' context
+	cancel context.CancelFunc // ends it
+	opts   []jetstream.NextOpt
+	woken  bool // a wake ended the current context
+
+	// Watcher only: received at its last look, and whether the current
+	// wait (no message since) was checked already.
+	seen    uint64
+	checked bool
+}
+
+// nextOpts returns the options of the pump's next Next call: a context
+// the watcher can cancel, made anew after a wake. Reused across calls, so
+// a message costs no allocation here.
+func (w *waker) nextOpts() []jetstream.NextOpt {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.opts == nil || w.woken {
+		ctx, cancel := context.WithCancel(context.Background())
+		w.ctx, w.cancel, w.opts, w.woken = ctx, cancel, []jetstream.NextOpt{jetstream.NextContext(ctx)}, false
+	}
+	return w.opts
+}
+
+// wake ends the pump's current wait in Next.
+func (w *waker) wake() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cancel != nil && !w.woken {
+		w.woken = true
+		w.cancel()
+		w.wakes.Add(1)
+	}
+}
+
+// stop releases the current context.
+func (w *waker) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cancel != nil {
+		w.cancel()
+	}
+}
+
+// next is iter.Next, called again when the watcher woke it.
+func (s *Source) next() (jetstream.Msg, error) {
+	for {
+		opts := s.waker.nextOpts()
+		s.waker.inNext.Store(true)
+		msg, err := s.iter.Next(opts...)
+		s.waker.inNext.Store(false)
+		if err == nil {
+			s.waker.received.Add(1)
+			return msg, nil
+		}
+		if !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		// Only the watcher cancels this context; Next issues the pull
+		// request it skipped as soon as it is called again.
+	}
+}
+
+// checkWake wakes a pump that has waited in Next since the last check
+// while the server holds no pull request for its consumer. A failed
+// request is no verdict: nats.go's heartbeats still cover the wait.
+func (s *Source) checkWake() {
+	w := &s.waker
+	received := w.received.Load()
+	if !w.inNext.Load() || received != w.seen {
+		w.seen, w.checked = received, false
+		return
+	}
+	if w.checked {
+		return // at most one check per wait
+	}
+	w.checked = true
+	ctx, cancel := context.WithTimeout(s.ctx, wakeCheckTimeout)
+	info, err := s.cons.Info(ctx)
+	cancel()
+	if err != nil || info.NumWaiting > 0 || !w.inNext.Load() || w.received.Load() != received {
+		return
+	}
+	w.wake()
+	s.log.Warn("source consumer had no pull request outstanding; woke it (nats.go lost wake-up, see natsio/source_wake.go)",
+		"stream", s.identity.Stream, "consumer", info.Name, "records_waiting", info.NumPending, "after_sequence", info.Delivered.Stream)
+}
+
+// Wakes counts the waits in Next that the watcher ended because the
+// server held no pull request for the source (see source_wake.go).
+func (s *Source) Wakes() uint64 { return s.waker.wakes.Load() }
