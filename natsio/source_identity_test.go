@@ -225,7 +225,17 @@ func recreate(t *testing.T, c *Conn, name string) time.Time {
 	if err := c.JS.DeleteStream(testCtx(t), name); err != nil {
 		t.Fatal(err)
 	}
-	st, err = c.JS.CreateStream(testCtx(t), st.CachedInfo().Config)
+	cfg := st.CachedInfo().Config
+	// The server may still be removing the old store (10049 "error creating
+	// store for stream") while a source's consumer reset touches the stream.
+	for attempt := 0; ; attempt++ {
+		st, err = c.JS.CreateStream(testCtx(t), cfg)
+		var api *jetstream.APIError
+		if err == nil || !errors.As(err, &api) || api.ErrorCode != 10049 || attempt == 20 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
