@@ -17,6 +17,8 @@ type ObjectStoreSpec struct {
 	Description string
 	// Storage is StorageFile (default, also "") or StorageMemory.
 	Storage string
+	// Replicas is the bucket's replica count on a cluster (0: 1).
+	Replicas int
 }
 
 func (s ObjectStoreSpec) config() (jetstream.ObjectStoreConfig, error) {
@@ -24,7 +26,7 @@ func (s ObjectStoreSpec) config() (jetstream.ObjectStoreConfig, error) {
 	if err != nil {
 		return jetstream.ObjectStoreConfig{}, fmt.Errorf("object store %s: %w", s.Bucket, err)
 	}
-	return jetstream.ObjectStoreConfig{Bucket: s.Bucket, Description: s.Description, Storage: storage}, nil
+	return jetstream.ObjectStoreConfig{Bucket: s.Bucket, Description: s.Description, Storage: storage, Replicas: s.Replicas}, nil
 }
 
 // OpenObjectStore opens an existing bucket. A missing one is

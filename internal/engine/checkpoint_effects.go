@@ -61,6 +61,9 @@ func (p *Pipeline) cancelCheckpoint(id uint64) {
 
 // persistCheckpoint turns a collected checkpoint into checkpoint files.
 func (p *Pipeline) persistCheckpoint(ctx context.Context, a protocol.Persist) (checkpoint.Manifest, error) {
+	if p.opts.Cluster != nil {
+		return p.persistPart(ctx, p.manifest(a))
+	}
 	// Every output of a record in the cut must be durable before the cut
 	// is: a crash after the manifest must not lose an output.
 	if err := p.sink.Flush(ctx); err != nil {

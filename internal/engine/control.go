@@ -37,18 +37,7 @@ func UpgradeSubject(pipeline string) string { return control.UpgradeSubject(pipe
 // Trigger asks for a checkpoint now (or the one in progress) and waits
 // until it completes or fails (control.Handler).
 func (p *Pipeline) Trigger(ctx context.Context) (TriggerResult, error) {
-	answer := make(chan TriggerResult, 1)
-	if err := p.coord.Ask(ctx, answer, p.stopped); err != nil {
-		return TriggerResult{}, err
-	}
-	select {
-	case r := <-answer:
-		return r, nil
-	case <-p.stopped:
-		return TriggerResult{}, fmt.Errorf("the pipeline stopped before the checkpoint completed")
-	case <-ctx.Done():
-		return TriggerResult{}, ctx.Err()
-	}
+	return p.TriggerID(ctx, 0)
 }
 
 // TriggerCheckpoint asks the running pipeline of cfg for a checkpoint and

@@ -158,6 +158,11 @@ func (p *Pipeline) deadLetter(ctx context.Context, op *operator, src *source, m 
 }
 
 // keyFailure isolates a record whose key cannot be extracted.
+// Every worker of a cluster reads the record, and it has no key group:
+// the worker running the operator's task 0 isolates it, the others drop it.
 func (p *Pipeline) keyFailure(ctx context.Context, op *operator, src *source, m *natsio.Message, err error) error {
+	if !op.runsTask(0) {
+		return nil
+	}
 	return p.deadLetter(ctx, op, src, m, "key: "+err.Error())
 }

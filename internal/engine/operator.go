@@ -28,7 +28,10 @@ type operator struct {
 	sinks   []*sinkRef
 	keyer   natsio.KeyExtractor
 	tasks   []*task
-	hasTTL  bool // some state has a TTL: tasks sweep expired entries
+	// slots maps a task index to its place in tasks; -1: another worker
+	// of a cluster runs it (ClusterPart).
+	slots  []int
+	hasTTL bool // some state has a TTL: tasks sweep expired entries
 	// declared is what the module's ws_init declares (probed once at compile).
 	declared []host.StateDeclaration
 	// migrations are the states the restore converts with ws_migrate.
@@ -92,7 +95,9 @@ func (op *operator) newInstance(ctx context.Context, st host.KeyedState, logger 
 func (op *operator) startTasks(ctx context.Context, store *state.Store) error {
 	op.warnMaxPayload()
 	n := op.cfg.Parallelism
-	for i := 0; i < n; i++ {
+	op.slots = slices.Repeat([]int{-1}, n)
+	for _, i := range op.p.ownedTasks(op.cfg) {
+		op.slots[i] = len(op.tasks)
 		kgr := state.RangeForTask(i, n, op.cfg.MaxParallelism)
 		clock := newBatchClock(op.p.opts.Clock)
 		backend, err := store.Backend(state.BackendOptions{
@@ -143,10 +148,11 @@ func (op *operator) applyTTLs(backend *state.Backend) error {
 	return nil
 }
 
-// route appends r to the chunk of the task owning its key's key group.
+// taskFor returns the place in op.tasks of the task owning key's key
+// group; -1 when another worker of a cluster runs it.
 func (op *operator) taskFor(key []byte) int {
 	kg := state.KeyGroup(key, op.cfg.MaxParallelism)
-	return state.TaskForKeyGroup(kg, op.cfg.Parallelism, op.cfg.MaxParallelism)
+	return op.slots[state.TaskForKeyGroup(kg, op.cfg.Parallelism, op.cfg.MaxParallelism)]
 }
 
 func (op *operator) close(ctx context.Context) {

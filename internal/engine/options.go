@@ -41,6 +41,9 @@ type Options struct {
 	// (default the OS): the seam where tests inject a full disk or a
 	// failing fsync (pebble/vfs/errorfs).
 	FS vfs.FS
+	// Cluster, when set, runs the pipeline as one worker's part of a
+	// cluster pipeline (ClusterPart).
+	Cluster *ClusterPart
 }
 
 // CheckpointOptions configure checkpoints.
@@ -115,6 +118,10 @@ func (o Options) withDefaults(cfg *config.Pipeline) Options {
 	}
 	if !c.ModeSet {
 		c.Mode = cc.Mode
+	}
+	if o.Cluster != nil {
+		c.Interval = -1 // the cluster coordinator triggers (TriggerID)
+		o.StopWhenIdle = 0
 	}
 	return o.withBuiltinDefaults()
 }

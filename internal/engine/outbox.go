@@ -71,7 +71,10 @@ func abiHeaders(h nats.Header) []byte {
 type outboxEpoch struct {
 	epoch   uint64
 	subject string
-	msgs    []natsio.OutMessage
+	// task names the operator and first key group of the task whose
+	// outputs these are, in a cluster part (ClusterPart); empty otherwise.
+	task string
+	msgs []natsio.OutMessage
 }
 
 // readOutbox returns the staged outputs of every epoch ≤ upTo, grouped by
@@ -80,18 +83,37 @@ func (p *Pipeline) readOutbox(upTo uint64) ([]outboxEpoch, error) {
 	var groups []outboxEpoch
 	index := map[string]int{}
 	err := p.store.ScanOutbox(upTo, func(k state.OutboxKey, m state.OutboxMessage) error {
-		gk := strconv.FormatUint(k.Epoch, 10) + " " + m.Subject
+		task := p.outboxTask(k)
+		gk := strconv.FormatUint(k.Epoch, 10) + " " + m.Subject + " " + task
 		i, ok := index[gk]
 		if !ok {
 			i = len(groups)
 			index[gk] = i
-			groups = append(groups, outboxEpoch{epoch: k.Epoch, subject: m.Subject})
+			groups = append(groups, outboxEpoch{epoch: k.Epoch, subject: m.Subject, task: task})
 		}
 		groups[i].msgs = append(groups[i].msgs, natsio.OutMessage{Subject: m.Subject, MsgID: m.MsgID,
 			Header: natsHeader(m.Headers), Data: append([]byte(nil), m.Data...)})
 		return nil
 	})
 	return groups, err
+}
+
+// outboxTask names the task of a staged output in its batch ids when the
+// process is a cluster part: workers publish the same epoch to the same
+// subject, each its own tasks' outputs, and a batch id they shared would
+// be refused as committed for all but the first (design §5.3 step 5). The
+// task is named by its first key group, which a rescale keeps meaningful.
+// A whole pipeline keeps its ids (they are in its checkpoints' streams).
+func (p *Pipeline) outboxTask(k state.OutboxKey) string {
+	if p.opts.Cluster == nil {
+		return ""
+	}
+	oc := p.cfg.Operator(k.Operator)
+	if oc == nil {
+		return " " + k.Operator + " task " + strconv.Itoa(int(k.Task))
+	}
+	r := state.RangeForTask(int(k.Task), oc.Parallelism, oc.MaxParallelism)
+	return " " + k.Operator + " " + strconv.Itoa(r.Start)
 }
 
 // commitOutbox publishes the staged outputs of every epoch ≤ upTo and then
@@ -124,7 +146,7 @@ func (p *Pipeline) commitOutbox(ctx context.Context, upTo uint64) (published int
 // batch differs from the one stored before, as after a rollback.
 func (p *Pipeline) commitGroup(ctx context.Context, g outboxEpoch) (published int, err error) {
 	size := p.batchSizeFor(g.subject)
-	prefix := fmt.Sprintf("%s-%d", shortHash(p.cfg.Name+" "+g.subject), g.epoch)
+	prefix := fmt.Sprintf("%s-%d", shortHash(p.cfg.Name+" "+g.subject+g.task), g.epoch)
 	spans, err := natsio.SplitBatches(prefix, len(g.msgs), size)
 	if err != nil {
 		return 0, err

@@ -81,6 +81,11 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 			p.Close() // p, not the nil the failed return sets
 		}
 	}()
+	if opts.Cluster != nil {
+		if err := opts.Cluster.validate(cfg); err != nil {
+			return nil, err
+		}
+	}
 	if p.lock, err = recovery.Lock(cfg.DataDir); err != nil {
 		return nil, err
 	}
@@ -127,8 +132,11 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if p.coord, err = p.newCoordinator(lastID); err != nil {
 		return nil, err
 	}
-	if p.control, err = control.Serve(p.conn.NC, p.cfg.Name, p.opts.Checkpoint.Timeout, p); err != nil {
-		return nil, err
+	if p.opts.Cluster == nil {
+		// A cluster's workers take triggers from its coordinator.
+		if p.control, err = control.Serve(p.conn.NC, p.cfg.Name, p.opts.Checkpoint.Timeout, p); err != nil {
+			return nil, err
+		}
 	}
 	if plan != nil {
 		p.recoveryTime = time.Since(started)
@@ -223,6 +231,10 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 		if s.src, s.acker, err = p.openReader(ctx, sc, start.sequence); err != nil {
 			return fmt.Errorf("%s: source %q: %w", config.Pos(sc.Range), sc.Name, err)
 		}
+		if s.acker != nil && p.opts.Cluster != nil {
+			s.src.Close()
+			return fmt.Errorf("%s: source %q (stream %s): %w: every worker reads the whole stream and keeps its own key groups", config.Pos(sc.Range), sc.Name, sc.Stream, errClusterSource)
+		}
 		s.position.Store(start.sequence - 1)
 		if start.sequence <= start.replayUntil && !p.cleanRestore {
 			s.replayUntil = start.replayUntil
@@ -268,7 +280,7 @@ func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator.Driver, er
 			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, OutageBudget: outageBudget(p.cfg),
 			FirstID: lastCompleted + 1, Where: CheckpointRoot(p.cfg), Server: p.conn.ClientURL(), Clock: c.Clock},
 		Root: CheckpointRoot(p.cfg), Retain: c.Retain, Restored: p.restoredID(), Logger: p.logger, Crash: p.crash, Reports: p.reports, Effects: checkpointEffects{p},
-		Outage: natsio.IsOutage,
+		Outage: natsio.IsOutage, Part: p.opts.Cluster != nil,
 	})
 }
 

@@ -94,6 +94,10 @@ func (p *Pipeline) loop(ctx context.Context) error {
 		var ev protocol.Event
 		select {
 		case <-done:
+			if p.opts.Cluster != nil {
+				p.logger.Info("stopping without a final checkpoint: the cluster restores this worker's ranges from its last checkpoint")
+				return nil
+			}
 			ev = stop("stopping: final checkpoint")
 		case <-upgrade:
 			ev = stop("stopping for the upgrade: final checkpoint")
@@ -101,9 +105,8 @@ func (p *Pipeline) loop(ctx context.Context) error {
 			return p.failure()
 		case <-c.Timer():
 			ev = protocol.Tick{}
-		case answer := <-c.Demands():
-			c.Wait(answer)
-			ev = protocol.Trigger{}
+		case dm := <-c.Demands():
+			ev = c.Demanded(dm)
 		case ev = <-c.Reports():
 		case <-progressTick.C:
 			p.logProgress(started)

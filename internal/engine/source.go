@@ -142,6 +142,9 @@ func (s *source) route(ctx context.Context, msgs []natsio.Message) error {
 				continue
 			}
 			t := c.op.taskFor(key)
+			if t < 0 {
+				continue // another worker's key group (filter-on-read)
+			}
 			chunks[t] = append(chunks[t], inputRecord{source: s.index, input: c.input, msg: m, key: key})
 		}
 		for t, chunk := range chunks {

@@ -60,6 +60,8 @@ var rules = []rule{
 		why: "membership is a building block under the engine: leases and heartbeats over a NATS client"},
 	{pkg: "./internal/cluster/ctlrec", forbid: []string{wazero, pebble, natsServer, engine},
 		why: "control records are a building block under the engine: fenced KV writes over a NATS client"},
+	{pkg: "./internal/cluster/global", forbid: []string{wazero, natsServer, engine},
+		why: "the cluster checkpoint's manifest joins shipped task checkpoints into one cut and knows nothing of the engine"},
 }
 
 func TestLayering(t *testing.T) {

@@ -126,7 +126,7 @@ func (c *Coordinator) Step(ev Event) []Action {
 	case Tick:
 		actions = c.tick()
 	case Trigger:
-		if c.round == nil && !c.stopping {
+		if c.round == nil && !c.stopping && c.takeID(ev.ID) {
 			actions = c.trigger(false)
 		}
 	case Stop:
@@ -165,6 +165,9 @@ func (c *Coordinator) NextDeadline() (time.Time, bool) {
 	}
 	return c.dueAt, true
 }
+
+// NextID is the id the next checkpoint takes.
+func (c *Coordinator) NextID() uint64 { return c.nextID }
 
 // InProgress returns the checkpoint in progress, if any.
 func (c *Coordinator) InProgress() (id uint64, final bool, ok bool) {
@@ -233,6 +236,19 @@ func (c *Coordinator) stop() []Action {
 		return c.trigger(true)
 	}
 	return nil // the checkpoint in progress finishes first
+}
+
+// takeID numbers the next checkpoint id when id is not 0; false when id
+// is stale (below the next id).
+func (c *Coordinator) takeID(id uint64) bool {
+	switch {
+	case id == 0:
+		return true
+	case id < c.nextID:
+		return false
+	}
+	c.nextID = id
+	return true
 }
 
 func (c *Coordinator) trigger(final bool) []Action {

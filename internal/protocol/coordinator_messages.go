@@ -19,7 +19,12 @@ type Tick struct{}
 
 // Trigger asks for a checkpoint now; while one is in progress it is the
 // answer.
-type Trigger struct{}
+type Trigger struct {
+	// ID, when not 0, numbers the checkpoint: a cluster coordinator
+	// chooses the ids of its workers' checkpoints. Ids only grow, so a
+	// trigger whose ID is below the next id is stale and ignored.
+	ID uint64
+}
 
 // Stop asks for the final checkpoint: the one in progress finishes, then
 // a final barrier makes the sources stop after their last routed record.
@@ -84,7 +89,12 @@ func (Published) isEvent()      {}
 func (Tick) String() string { return "tick" }
 
 // String implements fmt.Stringer.
-func (Trigger) String() string { return "trigger" }
+func (t Trigger) String() string {
+	if t.ID != 0 {
+		return fmt.Sprintf("trigger %d", t.ID)
+	}
+	return "trigger"
+}
 
 // String implements fmt.Stringer.
 func (Stop) String() string { return "stop" }

@@ -13,7 +13,7 @@ import (
 // TestCoordinatorScripts runs testdata/coordinator/*: the coordinator side.
 //
 //	new sources=N tasks=N mode=M interval=D timeout=D minpause=D maxfailures=N outagebudget=D first=N
-//	tick +D | trigger | stop
+//	tick +D | trigger [id=N] | stop
 //	source id=N src=I pos=S
 //	ack id=N task=J positions=a,b [unaligned] [err=WORDS_JOINED_BY_UNDERSCORES]
 //	persisted id=N [err=WORDS_JOINED_BY_UNDERSCORES [outage]]
@@ -68,7 +68,7 @@ func coordinatorEvent(t *testing.T, d *datadriven.TestData, clock *ManualClock) 
 		advance(t, d, clock)
 		return Tick{}
 	case "trigger":
-		return Trigger{}
+		return Trigger{ID: argUint(t, d, "id")}
 	case "stop":
 		return Stop{}
 	case "source":

@@ -241,6 +241,33 @@ func (a *attrs) nonNegativeDuration(name string, def time.Duration, zero string)
 	return d, present
 }
 
+// durationIn reads a duration in [lo, hi], or returns def; what says what the setting is for
+// in the message about a value out of range.
+func (a *attrs) durationIn(name string, lo, hi, def time.Duration, what string) time.Duration {
+	d, s, st := a.durationText(name)
+	switch {
+	case st != present:
+		return def
+	case d < lo || d > hi:
+		a.errorf(name, "must be from %q to %q, got %q: %s, e.g. %q", shortDuration(lo), shortDuration(hi), s, what, shortDuration(def))
+		a.fail(name)
+		return def
+	}
+	return d
+}
+
+// shortDuration prints d as one would write it: "1h" and "10m" rather than "1h0m0s" and "10m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // durationText reads a duration written for time.ParseDuration and also returns the text as
 // written, for messages about its value.
 func (a *attrs) durationText(name string) (time.Duration, string, state) {

@@ -9,6 +9,7 @@ import (
 func (d *decoder) check(p *Pipeline) {
 	d.checkStreamOverlaps(p)
 	d.checkReplicas(p)
+	d.checkCluster(p)
 	d.checkSources(p)
 	d.checkOperators(p)
 	d.checkSinks(p)

@@ -103,6 +103,7 @@ func (d *decoder) decodeBlocks(p *Pipeline, blocks hcl.Blocks) {
 	p.Server = Server{EmbeddedPort: DefaultEmbeddedPort, OutageBudget: DefaultOutageBudget}
 	p.Log = Log{Format: DefaultLogFormat, Level: DefaultLogLevel}
 	p.Checkpoint = defaultCheckpoint()
+	p.Cluster = defaultCluster()
 	for _, b := range blocks {
 		switch b.Type {
 		case "server":
@@ -116,6 +117,10 @@ func (d *decoder) decodeBlocks(p *Pipeline, blocks hcl.Blocks) {
 		case "checkpoint":
 			if d.once(b) {
 				p.Checkpoint = d.decodeCheckpoint(b)
+			}
+		case "cluster":
+			if d.once(b) {
+				p.Cluster = d.decodeCluster(b)
 			}
 		case "stream":
 			d.addStream(p, b)

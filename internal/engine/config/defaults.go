@@ -65,6 +65,26 @@ const (
 	MaxReplicas     = 5
 )
 
+// Defaults and bounds of the cluster block (docs/config.md, "cluster"). A NATS leader election
+// takes 4-9 s, so a lease shorter than electionLeaseTTL can expire during one (a warning). The
+// lease must also outlast worker_timeout (an error), and worker_timeout must outlast a few 1 s
+// heartbeats. The upper bounds catch a unit typo ("5h" for "5s"), during which a dead worker's
+// ranges would not move.
+const (
+	// DefaultClusterReplicas is R3 for the control assets: the KV and Object Store buckets
+	// survive the loss of one of three servers.
+	DefaultClusterReplicas = 3
+	DefaultWorkerTimeout   = 5 * time.Second
+	DefaultLeaseTTL        = 15 * time.Second
+	DefaultStabilization   = 2 * time.Second
+	minWorkerTimeout       = time.Second
+	maxWorkerTimeout       = 10 * time.Minute
+	minLeaseTTL            = 3 * time.Second
+	maxLeaseTTL            = time.Hour
+	electionLeaseTTL       = 10 * time.Second
+	maxStabilization       = 10 * time.Minute
+)
+
 // DefaultSinkBatchSize is the most outputs per atomic batch: the server's default limit.
 const DefaultSinkBatchSize = 1000
 

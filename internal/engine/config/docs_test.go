@@ -177,7 +177,7 @@ func TestDocsCoverSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []*hcl.BodySchema{fileSchema, serverSchema, logSchema, checkpointSchema, streamSchema,
+	for _, s := range []*hcl.BodySchema{fileSchema, serverSchema, logSchema, checkpointSchema, clusterSchema, streamSchema,
 		sourceSchema, operatorSchema, keySchema, limitsSchema, sinkSchema} {
 		for _, a := range s.Attributes {
 			if !strings.Contains(string(doc), "`"+a.Name+"`") {

@@ -108,6 +108,7 @@ func TestLoadValid(t *testing.T) {
 		{"minimal.hcl", wantMinimal},
 		{"functions.hcl", wantFunctions},
 		{"unaligned.hcl", wantUnaligned},
+		{"cluster.hcl", wantCluster},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata/valid", tc.file)
@@ -135,6 +136,7 @@ func comparePipelines(t *testing.T, got, want *Pipeline) {
 	}{
 		{"Name", got.Name, want.Name}, {"DataDir", got.DataDir, want.DataDir}, {"Dir", got.Dir, want.Dir},
 		{"Server", got.Server, want.Server}, {"Log", got.Log, want.Log}, {"Checkpoint", got.Checkpoint, want.Checkpoint},
+		{"Cluster", got.Cluster, want.Cluster},
 		{"Streams", got.Streams, want.Streams},
 		{"Sources", got.Sources, want.Sources}, {"Operators", got.Operators, want.Operators},
 		{"Sinks", got.Sinks, want.Sinks}, {"Text", got.Text, want.Text},
@@ -149,6 +151,7 @@ func comparePipelines(t *testing.T, got, want *Pipeline) {
 func clearRanges(p *Pipeline) {
 	line := func(r *hcl.Range) { *r = hcl.Range{Start: hcl.Pos{Line: r.Start.Line}} }
 	line(&p.Checkpoint.Range)
+	line(&p.Cluster.Range)
 	for i := range p.Streams {
 		line(&p.Streams[i].Range)
 	}
@@ -175,11 +178,12 @@ func wantFull(dir string) *Pipeline {
 		Log: Log{Format: "json", Level: "debug"},
 		Checkpoint: Checkpoint{Interval: 30 * time.Second, Timeout: 5 * time.Minute, MinPause: time.Second,
 			Mode: protocol.Aligned, AlignmentTimeout: 10 * time.Second, Retain: 5, Range: at(15)},
+		Cluster: Cluster{Replicas: 5, WorkerTimeout: 4 * time.Second, LeaseTTL: 12 * time.Second, Stabilization: time.Second, Range: at(24)},
 		Streams: []Stream{
-			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Retention: "limits", Replicas: 3, Range: at(24)},
-			{Name: "RISK", Subjects: []string{"risk.>"}, Storage: "memory", Retention: "limits", Replicas: 1, Range: at(31)},
+			{Name: "PAYMENTS", Subjects: []string{"payments.>"}, DuplicateWindow: 2 * time.Minute, Storage: "file", Retention: "limits", Replicas: 3, Range: at(31)},
+			{Name: "RISK", Subjects: []string{"risk.>"}, Storage: "memory", Retention: "limits", Replicas: 1, Range: at(38)},
 		},
-		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(36)}},
+		Sources: []Source{{Name: "payments", Stream: "PAYMENTS", Subject: "payments.in", StartSequence: 100, Range: at(43)}},
 		Operators: []Operator{{
 			Name:              "risk",
 			Module:            filepath.Join(dir, "operator/risk.wasm"),
@@ -192,12 +196,12 @@ func wantFull(dir string) *Pipeline {
 			Outputs:           map[string]string{"out": "risk-totals", "alerts": "risk-alerts"},
 			DeadLetterSubject: "wasmstream.dlq.payment-risk.risk",
 			Limits:            Limits{MemoryPages: 1024, BatchTimeout: 2 * time.Second, BatchSize: 256, MaxValueBytes: 65536, MaxEmitsPerRecord: 8, MaxTableElements: 5000},
-			Range:             at(42),
-			ModuleRange:       at(43),
+			Range:             at(49),
+			ModuleRange:       at(50),
 		}},
 		Sinks: []Sink{
-			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", BatchSize: 1000, Range: at(65)},
-			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "idempotent", BatchSize: 1000, Range: at(70)},
+			{Name: "risk-totals", Subject: "risk.totals", Mode: "at_least_once", BatchSize: 1000, Range: at(72)},
+			{Name: "risk-alerts", Subject: "risk.alerts", Mode: "idempotent", BatchSize: 1000, Range: at(77)},
 		},
 	}
 }
@@ -210,6 +214,7 @@ func wantMinimal(dir string) *Pipeline {
 		Server:     Server{EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget},
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: Checkpoint{Interval: 5 * time.Second, Timeout: 10 * time.Minute, Mode: protocol.Aligned, Retain: 3},
+		Cluster:    Cluster{Replicas: 3, WorkerTimeout: 5 * time.Second, LeaseTTL: 15 * time.Second, Stabilization: 2 * time.Second},
 		Streams: []Stream{
 			{Name: "IN", Subjects: []string{"in.>"}, Storage: "file", Retention: "limits", Replicas: 1, Range: at(4)},
 			{Name: "COUNTS", Subjects: []string{"counts.>"}, Storage: "file", Retention: "limits", Replicas: 1, Range: at(8)},
@@ -252,6 +257,7 @@ func wantFunctions(dir string) *Pipeline {
 			EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget},
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: defaultCheckpoint(),
+		Cluster:    defaultCluster(),
 		Sources:    []Source{{Name: "payments", Stream: "PAYMENTS", StartSequence: 1, Range: at(10)}},
 		Operators: []Operator{
 			op("from-file", "/opt/operators/risk.wasm", Key{Header: "Account"}, 14),
@@ -272,6 +278,7 @@ func wantUnaligned(dir string) *Pipeline {
 		Server:     Server{EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget},
 		Log:        Log{Format: "text", Level: "info"},
 		Checkpoint: Checkpoint{Timeout: 10 * time.Minute, MinPause: 250 * time.Millisecond, Mode: protocol.Unaligned, Retain: 1, Range: at(5)},
+		Cluster:    defaultCluster(),
 		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Retention: "limits", Replicas: 1, Range: at(12)}},
 		Sources:    []Source{source("left", 16), source("right", 21)},
 		Operators: []Operator{{
@@ -292,6 +299,34 @@ func wantUnaligned(dir string) *Pipeline {
 	}
 }
 
+// wantCluster: a pipeline for `wasmstream worker`, every cluster setting written.
+func wantCluster(dir string) *Pipeline {
+	return &Pipeline{
+		Name:       "cluster",
+		DataDir:    filepath.Join(dir, "data"),
+		Server:     Server{URL: "nats://n1:4222,nats://n2:4222,nats://n3:4222", EmbeddedPort: 4222, OutageBudget: DefaultOutageBudget},
+		Log:        Log{Format: "text", Level: "info"},
+		Checkpoint: defaultCheckpoint(),
+		Cluster:    Cluster{Replicas: 5, WorkerTimeout: 3 * time.Second, LeaseTTL: 20 * time.Second, Stabilization: 0, Range: at(8)},
+		Streams:    []Stream{{Name: "IN", Subjects: []string{"in.>", "out.>"}, Storage: "file", Retention: "limits", Replicas: 3, Range: at(15)}},
+		Sources:    []Source{{Name: "in", Stream: "IN", Subject: "in.>", StartSequence: 1, Range: at(20)}},
+		Operators: []Operator{{
+			Name:              "count",
+			Module:            filepath.Join(dir, "count.wasm"),
+			Inputs:            []string{"in"},
+			Key:               Key{JSONField: "id"},
+			Parallelism:       6,
+			MaxParallelism:    128,
+			Outputs:           map[string]string{"out": "out"},
+			DeadLetterSubject: "wasmstream.dlq.cluster.count",
+			Limits:            defaultLimits(),
+			Range:             at(25),
+			ModuleRange:       at(26),
+		}},
+		Sinks: []Sink{{Name: "out", Subject: "out.counts", Mode: "idempotent", BatchSize: 1000, Range: at(35)}},
+	}
+}
+
 // TestDefaultsMatchConstants ties the minimal file's expected values to the exported defaults,
 // so that changing a default without updating the expectations fails.
 func TestDefaultsMatchConstants(t *testing.T) {
@@ -302,6 +337,9 @@ func TestDefaultsMatchConstants(t *testing.T) {
 	}
 	if c := wantMinimal("/").Checkpoint; c != defaultCheckpoint() {
 		t.Errorf("checkpoint defaults out of step: %+v, want %+v", c, defaultCheckpoint())
+	}
+	if c := wantMinimal("/").Cluster; c != defaultCluster() {
+		t.Errorf("cluster defaults out of step: %+v, want %+v", c, defaultCluster())
 	}
 }
 

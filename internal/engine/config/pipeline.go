@@ -21,6 +21,9 @@ type Pipeline struct {
 	Log    Log
 	// Checkpoint says when and how the pipeline's state is checkpointed.
 	Checkpoint Checkpoint
+	// Cluster configures `wasmstream worker` processes sharing the pipeline; its defaults are
+	// filled in when the file has no cluster block.
+	Cluster Cluster
 	// Streams, Sources, Operators and Sinks keep the order of the file.
 	Streams   []Stream
 	Sources   []Source
@@ -77,6 +80,26 @@ type Checkpoint struct {
 	// Retain is the number of completed checkpoints kept, 1 to 1000.
 	Retain int
 	// Range is the block's position; zero when the file has no checkpoint block.
+	Range hcl.Range
+}
+
+// Cluster configures the workers that share one pipeline over a NATS JetStream cluster: the
+// control assets they create, and when a worker counts as dead and its key-group ranges move.
+// A cluster block needs server.url; LeaseTTL is always greater than WorkerTimeout.
+type Cluster struct {
+	// Replicas is how many servers keep the control assets (the KV and Object Store buckets
+	// the workers create), 1 to 5.
+	Replicas int
+	// WorkerTimeout is how long a worker's heartbeats may be missing before the coordinator
+	// considers it dead and moves its ranges, 1s to 10m.
+	WorkerTimeout time.Duration
+	// LeaseTTL is the time to live of the coordinator and membership leases, 3s to 1h. A worker
+	// whose lease expired fences itself: it stops its tasks and publishes nothing more.
+	LeaseTTL time.Duration
+	// Stabilization is how long membership must stay unchanged before the coordinator
+	// reassigns ranges, 0s to 10m.
+	Stabilization time.Duration
+	// Range is the block's position; zero when the file has no cluster block.
 	Range hcl.Range
 }
 

@@ -12,6 +12,7 @@ var fileSchema = &hcl.BodySchema{
 		{Type: "server"},
 		{Type: "log"},
 		{Type: "checkpoint"},
+		{Type: "cluster"},
 		{Type: "stream", LabelNames: []string{"name"}},
 		{Type: "source", LabelNames: []string{"name"}},
 		{Type: "operator", LabelNames: []string{"name"}},
@@ -27,6 +28,10 @@ var logSchema = &hcl.BodySchema{Attributes: attributes("format", "level")}
 
 var checkpointSchema = &hcl.BodySchema{
 	Attributes: attributes("interval", "timeout", "min_pause", "mode", "alignment_timeout", "retain"),
+}
+
+var clusterSchema = &hcl.BodySchema{
+	Attributes: attributes("replicas", "worker_timeout", "lease_ttl", "stabilization"),
 }
 
 var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage", "retention", "replicas")}

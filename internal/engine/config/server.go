@@ -44,17 +44,8 @@ func (d *decoder) decodeServer(b *hcl.Block) Server {
 
 // outageBudget reads outage_budget, from a second to an hour.
 func outageBudget(a *attrs) time.Duration {
-	d, s, st := a.durationText("outage_budget")
-	switch {
-	case st != present:
-		return DefaultOutageBudget
-	case d < minOutageBudget || d > maxOutageBudget:
-		a.errorf("outage_budget", `must be from "1s" to "1h", got %q: it is how long NATS may be unreachable before the pipeline stops, e.g. %q`,
-			s, DefaultOutageBudget.String())
-		a.fail("outage_budget")
-		return DefaultOutageBudget
-	}
-	return d
+	return a.durationIn("outage_budget", minOutageBudget, maxOutageBudget, DefaultOutageBudget,
+		"it is how long NATS may be unreachable before the pipeline stops")
 }
 
 // validServerURLs accepts what nats.go accepts: comma-separated URLs, the scheme optional.

@@ -32,6 +32,10 @@ func (p *Pipeline) String() string {
 	log.SetAttributeValue("level", cty.StringVal(p.Log.Level))
 	body.AppendNewline()
 	writeCheckpoint(body.AppendNewBlock("checkpoint", nil).Body(), p.Checkpoint)
+	if p.Server.URL != "" {
+		body.AppendNewline()
+		writeCluster(body.AppendNewBlock("cluster", nil).Body(), p.Cluster)
+	}
 	for _, s := range p.Streams {
 		writeStream(body, s)
 	}
@@ -86,6 +90,15 @@ func writeCheckpoint(b *hclwrite.Body, c Checkpoint) {
 		b.SetAttributeValue("alignment_timeout", durationVal(c.AlignmentTimeout))
 	}
 	b.SetAttributeValue("retain", cty.NumberIntVal(int64(c.Retain)))
+}
+
+// writeCluster prints the cluster block. String prints it only with a server at url: a worker
+// run without the block uses its defaults, and with the embedded server the block is an error.
+func writeCluster(b *hclwrite.Body, c Cluster) {
+	b.SetAttributeValue("replicas", cty.NumberIntVal(int64(c.Replicas)))
+	b.SetAttributeValue("worker_timeout", durationVal(c.WorkerTimeout))
+	b.SetAttributeValue("lease_ttl", durationVal(c.LeaseTTL))
+	b.SetAttributeValue("stabilization", durationVal(c.Stabilization))
 }
 
 func writeStream(body *hclwrite.Body, s Stream) {

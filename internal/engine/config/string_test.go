@@ -8,7 +8,7 @@ import (
 )
 
 // validFiles are the files of testdata/valid, without .hcl, whose printed form is checked.
-var validFiles = []string{"full", "minimal", "functions", "unaligned"}
+var validFiles = []string{"full", "minimal", "functions", "unaligned", "cluster"}
 
 // TestStringGolden shows the printed effective config of each valid file; $DIR stands for the
 // absolute test data directory.
@@ -103,6 +103,7 @@ func TestStringBinaryConfig(t *testing.T) {
 func zeroRanges(p *Pipeline) {
 	clearRanges(p)
 	p.Checkpoint.Range.Start.Line = 0
+	p.Cluster.Range.Start.Line = 0
 	for i := range p.Streams {
 		p.Streams[i].Range.Start.Line = 0
 	}

@@ -76,6 +76,10 @@ type Config struct {
 	// means only that NATS was unreachable (natsio.IsOutage): the core
 	// does not count it as a failed checkpoint. Nil: none is.
 	Outage func(error) bool
+	// Part: the process is one worker's part of a cluster checkpoint,
+	// which the cluster coordinator announces; the part's completions are
+	// logged at debug level only.
+	Part bool
 }
 
 // Driver runs the protocol core's coordinator. One goroutine (the
@@ -88,7 +92,15 @@ type Driver struct {
 	recoveryLogged bool
 	finished       bool
 	waiters        []chan<- TriggerResult
-	demand         chan chan<- TriggerResult
+	demand         chan Demand
+}
+
+// Demand is an on-demand trigger: Answer gets the result of the checkpoint
+// it starts or joins. ID, when not 0, numbers the checkpoint
+// (protocol.Trigger); a stale one is answered at once with an error.
+type Demand struct {
+	ID     uint64
+	Answer chan<- TriggerResult
 }
 
 // New returns a driver with no checkpoint in progress.
@@ -97,7 +109,7 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{proto: proto, cfg: cfg, demand: make(chan chan<- TriggerResult, 16)}, nil
+	return &Driver{proto: proto, cfg: cfg, demand: make(chan Demand, 16)}, nil
 }
 
 // Timer fires when the core must be ticked (a trigger is due or a
@@ -114,7 +126,7 @@ func (d *Driver) Timer() <-chan time.Time {
 func (d *Driver) Reports() <-chan protocol.Event { return d.cfg.Reports }
 
 // Demands is the channel on-demand triggers arrive on (see Ask).
-func (d *Driver) Demands() <-chan chan<- TriggerResult { return d.demand }
+func (d *Driver) Demands() <-chan Demand { return d.demand }
 
 // Finished says the final checkpoint completed: the run may end.
 func (d *Driver) Finished() bool { return d.finished }
@@ -123,16 +135,36 @@ func (d *Driver) Finished() bool { return d.finished }
 func (d *Driver) Wait(answer chan<- TriggerResult) { d.waiters = append(d.waiters, answer) }
 
 // Ask queues an on-demand trigger from any goroutine; the loop takes it
-// from Demands, calls Wait and steps protocol.Trigger.
+// from Demands and hands it to Demanded.
 func (d *Driver) Ask(ctx context.Context, answer chan<- TriggerResult, stopped <-chan struct{}) error {
+	return d.AskID(ctx, 0, answer, stopped)
+}
+
+// AskID is Ask for a checkpoint numbered id (0: the next).
+func (d *Driver) AskID(ctx context.Context, id uint64, answer chan<- TriggerResult, stopped <-chan struct{}) error {
 	select {
-	case d.demand <- answer:
+	case d.demand <- Demand{ID: id, Answer: answer}:
 		return nil
 	case <-stopped:
 		return errors.New("the pipeline has stopped")
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Demanded registers the demand's answer and returns the event to step;
+// nil when the demand was answered at once (a stale id).
+func (d *Driver) Demanded(dm Demand) protocol.Event {
+	if running, _, ok := d.proto.InProgress(); dm.ID != 0 && ok && running != dm.ID {
+		dm.Answer <- TriggerResult{Error: fmt.Sprintf("checkpoint %d asked for while %d is in progress", dm.ID, running)}
+		return nil
+	}
+	if dm.ID != 0 && dm.ID < d.proto.NextID() {
+		dm.Answer <- TriggerResult{Error: fmt.Sprintf("checkpoint %d is stale: the next id is %d", dm.ID, d.proto.NextID())}
+		return nil
+	}
+	d.Wait(dm.Answer)
+	return protocol.Trigger{ID: dm.ID}
 }
 
 // Step feeds the core one event and performs what follows, until the core
@@ -237,7 +269,11 @@ func (d *Driver) announce(m checkpoint.Manifest) {
 		positions[s.Name] = s.LastSequence
 	}
 	dur := time.Duration(m.Metrics.DurationNanos)
-	d.cfg.Logger.Info("checkpoint completed", "checkpoint", m.ID, "duration", dur,
+	log := d.cfg.Logger.Info
+	if d.cfg.Part {
+		log = d.cfg.Logger.Debug
+	}
+	log("checkpoint completed", "checkpoint", m.ID, "duration", dur,
 		"alignment", time.Duration(m.Metrics.AlignmentNanos), "max_pause", time.Duration(m.Metrics.MaxPauseNanos),
 		"mode", m.Metrics.Mode, "bytes", m.Metrics.BytesTotal, "bytes_new", m.Metrics.BytesNew, "positions", positions)
 	if r := m.Metrics.Recovery; r != nil && !d.recoveryLogged {

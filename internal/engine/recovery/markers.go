@@ -75,3 +75,16 @@ func MarkPublished(dataDir string, id uint64) error {
 	}
 	return nil
 }
+
+// RemoveRunState removes what a run keeps in dataDir besides its caches:
+// the checkpoints, the live state and the markers. A cluster worker calls
+// it before it materializes the cluster checkpoint its part restores: the
+// cluster's Object Store, not the data dir, holds its checkpoints.
+func RemoveRunState(dataDir string) error {
+	for _, p := range []string{CheckpointRoot(dataDir), LiveStateDir(dataDir), cleanStopFile(dataDir), outboxMarkFile(dataDir)} {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("reset %s: %w", p, err)
+		}
+	}
+	return nil
+}

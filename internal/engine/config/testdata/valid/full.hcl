@@ -21,6 +21,13 @@ checkpoint {
   retain            = 5
 }
 
+cluster {
+  replicas       = 5
+  worker_timeout = "4s"
+  lease_ttl      = "12s"
+  stabilization  = "1s"
+}
+
 stream "PAYMENTS" {
   subjects         = ["payments.>"]
   duplicate_window = "2m"

@@ -1,0 +1,164 @@
+package acceptance
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Workload sizes (design §7 phase 1, acceptance 1).
+const (
+	records      = 100_000
+	shortRecords = 20_000
+	keys         = 200
+)
+
+// recordCount is the number of records a test publishes.
+func recordCount() int {
+	if testing.Short() {
+		return shortRecords
+	}
+	return records
+}
+
+// seedEnv repeats a test's random choices.
+const seedEnv = "ACCEPTANCE_SEED"
+
+// newRand returns the test's random source, seeded from seedEnv or the
+// clock, and logs the seed.
+func newRand(t *testing.T) *rand.Rand {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s, ok := os.LookupEnv(seedEnv); ok {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("%s=%q: not an unsigned integer", seedEnv, s)
+		}
+		seed = v
+	}
+	t.Logf("seed %d (%s=%d repeats it)", seed, seedEnv, seed)
+	return rand.New(rand.NewPCG(seed, 0))
+}
+
+// event is the seq-th record of key, published as sum2's input
+// {"k":key,"v":seq}: sum2 adds v to the key's sum and counts its records,
+// so applied once each and in order, the key's n-th record yields count n
+// and sum n(n+1)/2.
+type event struct {
+	msgID string // the input's Nats-Msg-Id
+	key   string
+	seq   int64
+}
+
+func (e event) payload() []byte {
+	b, _ := json.Marshal(map[string]any{"k": e.key, "v": e.seq})
+	return b
+}
+
+// newEvents returns n events on keys key-000.. key-<keys-1>, each drawn
+// at random, each key's numbered from 1 in publish order.
+func newEvents(n int, r *rand.Rand) []event {
+	next := make(map[string]int64, keys)
+	out := make([]event, n)
+	for i := range out {
+		k := fmt.Sprintf("key-%03d", r.IntN(keys))
+		next[k]++
+		out[i] = event{msgID: fmt.Sprintf("evt-%d", i+1), key: k, seq: next[k]}
+	}
+	return out
+}
+
+// sumOutput is sum2's output (internal/testguests/sum2).
+type sumOutput struct {
+	K     string `json:"k"`
+	Input int    `json:"input"`
+	V     int64  `json:"v"`
+	Sum   int64  `json:"sum"`
+	Count int64  `json:"count"`
+}
+
+// model is what a single process stores for the published events: one
+// output per event, under the id docs/sinks.md gives an idempotent sink
+// without event_id. It is the reference the workers' outputs must equal.
+type model struct {
+	byID    map[string]sumOutput
+	perKey  map[string]int64 // events per key
+	lastSeq uint64           // stream sequence of the last event published
+}
+
+func newModel() *model {
+	return &model{byID: map[string]sumOutput{}, perKey: map[string]int64{}}
+}
+
+// add records that e was stored at stream sequence seq. The model holds
+// only because the stream stores each key's events in their seq order,
+// which publish checks.
+func (m *model) add(e event, seq uint64) {
+	m.byID[outputID(seq)] = sumOutput{K: e.key, Input: 0, V: e.seq, Sum: e.seq * (e.seq + 1) / 2, Count: e.seq}
+	m.perKey[e.key]++
+	m.lastSeq = seq
+}
+
+// outputID is the Nats-Msg-Id of the only output of the input at stream
+// sequence seq: <pipeline>.<operator>.<source>.<sequence>.<n> (docs/sinks.md).
+func outputID(seq uint64) string {
+	return fmt.Sprintf("%s.%s.%s.%d.0", pipelineName, operatorName, sourceName, seq)
+}
+
+// publishChunk is how many publishes are in flight at once: below
+// nats.go's async limit (4000), so a slow cluster stalls nothing.
+const publishChunk = 2000
+
+// ackLimit bounds the wait for one chunk's acknowledgements: an R3 write
+// is a Raft round; the limit only catches a broken cluster.
+const ackLimit = time.Minute
+
+// publishEvents stores events on the input subject and adds them to m. It
+// fails on any error rather than retrying: a retried publish could be
+// stored after a later one of its key, and the model needs each key's
+// events in order. There are no NATS faults while the tests publish.
+func publishEvents(t *testing.T, js jetstream.JetStream, m *model, events []event) {
+	t.Helper()
+	futures := make([]jetstream.PubAckFuture, len(events))
+	for i, e := range events {
+		f, err := js.PublishMsgAsync(&nats.Msg{Subject: inputSubject, Data: e.payload()}, jetstream.WithMsgID(e.msgID))
+		if err != nil {
+			t.Fatalf("publish %s: %v", e.msgID, err)
+		}
+		futures[i] = f
+	}
+	timeout := time.After(ackLimit)
+	for i, f := range futures {
+		select {
+		case ack := <-f.Ok():
+			checkAck(t, events[i], ack, m.lastSeq)
+			m.add(events[i], ack.Sequence)
+		case err := <-f.Err():
+			t.Fatalf("publish %s: %v", events[i].msgID, err)
+		case <-timeout:
+			t.Fatalf("publish: %d of %d acknowledgements missing after %s", len(futures)-i, len(futures), ackLimit)
+		}
+	}
+}
+
+// checkAck fails unless e was stored as a new message of the input
+// stream, after every event before it.
+func checkAck(t *testing.T, e event, ack *jetstream.PubAck, prev uint64) {
+	t.Helper()
+	switch {
+	case ack.Stream != inputStream:
+		t.Fatalf("publish %s: stored in stream %s, want %s", e.msgID, ack.Stream, inputStream)
+	case ack.Duplicate:
+		t.Fatalf("publish %s: a duplicate of sequence %d; the input stream is not fresh", e.msgID, ack.Sequence)
+	case ack.Sequence <= prev:
+		t.Fatalf("publish %s: stored at sequence %d, not after the previous event's %d: the stream's order "+
+			"is not the publish order, and the model's per-key counts would be wrong", e.msgID, ack.Sequence, prev)
+	}
+}

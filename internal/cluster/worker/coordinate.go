@@ -1,0 +1,148 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/wasmstream/wasmstream/internal/cluster/assign"
+	"github.com/wasmstream/wasmstream/internal/cluster/ctlrec"
+	"github.com/wasmstream/wasmstream/internal/cluster/lease"
+)
+
+// coordinator is the lease holder's work: it keeps an assignment of every
+// task to a live worker and runs the cluster checkpoints. Every decision
+// is a fenced write under its lease (ctlrec), so a coordinator that lost
+// the lease cannot change anything.
+type coordinator struct {
+	w    *worker
+	l    *lease.Lease
+	acks chan *nats.Msg
+	// seen is the last membership view and since when it is unchanged:
+	// reassignment waits for cluster.stabilization of the same view.
+	seen    []string
+	since   time.Time
+	lastEnd time.Time // end of the last checkpoint round
+}
+
+// coordinate acts as coordinator under l until ctx ends or l is lost.
+func (w *worker) coordinate(ctx context.Context, l *lease.Lease) error {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go keepLease(ctx, l, stop)
+	c := &coordinator{w: w, l: l, acks: make(chan *nats.Msg, 1024), lastEnd: time.Now()}
+	sub, err := w.conn.NC.ChanSubscribe(w.subj.ack, c.acks)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case m := <-c.acks:
+			c.refuse(m, "no checkpoint in progress")
+			continue
+		case <-tick.C:
+		}
+		a, err := c.settleAssignment(ctx)
+		if err != nil {
+			if errors.Is(err, lease.ErrLost) {
+				return err
+			}
+			w.log.Warn("assignment not settled; retrying", "error", err)
+			continue
+		}
+		if a == nil || time.Since(c.lastEnd) < c.interval() || !c.allAlive(*a) {
+			continue
+		}
+		err = c.round(ctx, *a)
+		c.lastEnd = time.Now()
+		if errors.Is(err, lease.ErrLost) {
+			return err
+		}
+		if err != nil && ctx.Err() == nil {
+			w.log.Warn("cluster checkpoint failed; the next one retries", "error", err)
+		}
+	}
+}
+
+// interval is the time between cluster checkpoints.
+func (c *coordinator) interval() time.Duration {
+	if iv := c.w.cfg.Checkpoint.Interval; iv > 0 {
+		return iv
+	}
+	return 5 * time.Second
+}
+
+// allAlive reports whether every worker with tasks in a is alive: a
+// checkpoint cannot complete without each of them.
+func (c *coordinator) allAlive(a assign.Assignment) bool {
+	alive := c.w.view.View().Alive
+	for _, o := range a.Operators {
+		for _, t := range o.Tasks {
+			if !slices.Contains(alive, t.Worker) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// settleAssignment returns the assignment in force, writing a new one
+// when the live workers differ from its workers and the membership has
+// been stable for cluster.stabilization; nil before the first.
+func (c *coordinator) settleAssignment(ctx context.Context) (*assign.Assignment, error) {
+	var prev *assign.Assignment
+	a, err := ctlrec.ReadAssignment(ctx, c.w.bucket)
+	switch {
+	case err == nil:
+		prev = &a
+	case !errors.Is(err, lease.ErrNotFound):
+		return nil, err
+	}
+	alive := c.w.view.View().Alive
+	if !slices.Equal(alive, c.seen) {
+		c.seen, c.since = alive, time.Now()
+	}
+	if len(alive) == 0 || time.Since(c.since) < c.w.cfg.Cluster.Stabilization {
+		return prev, nil
+	}
+	restore, err := latestCompleted(ctx, c.w.bucket)
+	if err != nil {
+		return prev, err
+	}
+	next, moves, err := assign.Plan(prev, operatorsOf(c.w.cfg), alive, assign.Stamp{Generation: c.l.Generation(), Restore: restore})
+	if err != nil {
+		return prev, err
+	}
+	if prev != nil && next.Epoch == prev.Epoch {
+		return prev, nil
+	}
+	if err := ctlrec.WriteAssignment(ctx, c.l, next); err != nil {
+		return prev, err
+	}
+	c.w.log.Info("assignment written", "epoch", next.Epoch, "generation", next.Generation, "workers", alive,
+		"moved_tasks", len(moves), "restore_from", restore)
+	return &next, nil
+}
+
+// latestCompleted is the newest completed cluster checkpoint, 0 for none.
+func latestCompleted(ctx context.Context, b *lease.Bucket) (uint64, error) {
+	l, err := ctlrec.Latest(ctx, b)
+	if errors.Is(err, lease.ErrNotFound) {
+		return 0, nil
+	}
+	return l.Checkpoint, err
+}
+
+func (c *coordinator) refuse(m *nats.Msg, why string) {
+	if m.Reply != "" {
+		_ = m.Respond(mustJSON(ackReply{Error: why}))
+	}
+}

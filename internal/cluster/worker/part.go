@@ -1,0 +1,249 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/cluster/assign"
+	"github.com/wasmstream/wasmstream/internal/cluster/ctlrec"
+	"github.com/wasmstream/wasmstream/internal/cluster/global"
+	"github.com/wasmstream/wasmstream/internal/cluster/lease"
+	"github.com/wasmstream/wasmstream/internal/cluster/ship"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
+	"github.com/wasmstream/wasmstream/internal/privatefs"
+	"github.com/wasmstream/wasmstream/internal/state"
+)
+
+// part is this worker's share of the pipeline under one set of tasks: an
+// engine pipeline running those tasks (engine.ClusterPart), restored from
+// the last completed cluster checkpoint.
+type part struct {
+	w     *worker
+	p     *engine.Pipeline
+	tasks map[string][]int
+	epoch atomic.Uint64
+
+	mu       sync.Mutex
+	triggers map[uint64]trigger // asked for, not yet persisted
+
+	stop func()
+	done chan struct{}
+	err  error // Run's result, once done is closed
+}
+
+// startPart restores the tasks mine of assignment a from the last
+// completed cluster checkpoint and starts running them.
+func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[string][]int) (*part, error) {
+	started := time.Now()
+	restored, err := w.materialize(ctx, mine)
+	if err != nil {
+		return nil, err
+	}
+	pt := &part{w: w, tasks: mine, triggers: map[uint64]trigger{}, done: make(chan struct{})}
+	pt.epoch.Store(a.Epoch)
+	opts := w.base
+	opts.Recovery = engine.RecoveryOptions{}
+	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist}
+	if pt.p, err = engine.Open(ctx, w.cfg, opts); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	pt.stop = cancel
+	go func() {
+		defer close(pt.done)
+		pt.err = pt.p.Run(runCtx)
+		pt.p.Close()
+	}()
+	w.log.Info("tasks started", "worker", w.id, "assignment", a.Epoch, "tasks", mine, "restored_checkpoint", restored,
+		"startup", time.Since(started))
+	return pt, nil
+}
+
+// materialize replaces the data dir's run state by the owned tasks' part
+// of the last completed cluster checkpoint, as a local checkpoint the
+// engine restores (global.Materialize); 0 and empty state before the
+// first. The Object Store, not the data dir, holds the cluster's
+// checkpoints: whatever the data dir held is discarded.
+func (w *worker) materialize(ctx context.Context, mine map[string][]int) (uint64, error) {
+	if err := recovery.RemoveRunState(w.cfg.DataDir); err != nil {
+		return 0, err
+	}
+	latest, err := ctlrec.Latest(ctx, w.bucket)
+	if errors.Is(err, lease.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	m, err := global.ReadManifest(ctx, w.obs, latest.Manifest, latest.SHA256)
+	if err != nil {
+		return 0, fmt.Errorf("cluster checkpoint %d: %w", latest.Checkpoint, err)
+	}
+	scratch := filepath.Join(w.cfg.DataDir, "cluster", "restore")
+	if err := os.RemoveAll(scratch); err != nil {
+		return 0, err
+	}
+	if _, err := global.Materialize(ctx, w.ship, m, mine, engine.CheckpointRoot(w.cfg), scratch); err != nil {
+		return 0, fmt.Errorf("restore cluster checkpoint %d: %w", latest.Checkpoint, err)
+	}
+	return latest.Checkpoint, nil
+}
+
+// trigger starts checkpoint t on the part's pipeline; the engine's Persist
+// (persist) finds t by its id.
+func (pt *part) trigger(t trigger) {
+	pt.mu.Lock()
+	pt.triggers[t.Checkpoint] = t
+	pt.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), pt.w.timeout+10*time.Second)
+		defer cancel()
+		r, err := pt.p.TriggerID(ctx, t.Checkpoint)
+		if err == nil && r.Error != "" {
+			err = errors.New(r.Error)
+		}
+		if err != nil {
+			pt.w.log.Warn("cluster checkpoint failed on this worker", "checkpoint", t.Checkpoint, "error", err)
+		}
+		pt.mu.Lock()
+		delete(pt.triggers, t.Checkpoint)
+		pt.mu.Unlock()
+	}()
+}
+
+func (pt *part) triggerOf(id uint64) (trigger, bool) {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	t, ok := pt.triggers[id]
+	return t, ok
+}
+
+// persist is the part's engine.ClusterPart.Persist: it ships every task
+// checkpoint of the cut, acks them to the coordinator and waits for the
+// checkpoint's outcome, so the engine publishes transactional outputs
+// only for a completed cluster checkpoint.
+func (pt *part) persist(ctx context.Context, m checkpoint.Manifest, db *pebble.DB) error {
+	t, ok := pt.triggerOf(m.ID)
+	if !ok {
+		return fmt.Errorf("%w: %d", errNotTriggered, m.ID)
+	}
+	started := time.Now()
+	parts, err := pt.ship(ctx, t, m, db)
+	if err != nil {
+		return err
+	}
+	infos := make([]global.OperatorInfo, 0, len(m.Operators))
+	for _, e := range m.Operators {
+		if len(e.Tasks) > 0 {
+			infos = append(infos, global.InfoOf(e))
+		}
+	}
+	ack := global.Ack{Checkpoint: t.Checkpoint, Generation: t.Generation, Assignment: t.Assignment, Worker: pt.w.id,
+		Sources: m.Sources, Operators: infos, Tasks: parts, DurationNanos: int64(time.Since(started))}
+	if err := pt.w.sendAck(ctx, ack); err != nil {
+		return err
+	}
+	return pt.w.awaitOutcome(ctx, t.Checkpoint, pt.w.timeout)
+}
+
+// ship uploads one task checkpoint per task of the cut and returns its
+// parts: one per manifest entry (the engine may split a task's entry).
+func (pt *part) ship(ctx context.Context, t trigger, m checkpoint.Manifest, db *pebble.DB) ([]global.TaskPart, error) {
+	dir := filepath.Join(pt.w.cfg.DataDir, "cluster", "snapshots")
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, privatefs.DirMode); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	var parts []global.TaskPart
+	for _, e := range m.Operators {
+		oc := pt.w.cfg.Operator(e.Name)
+		for _, idx := range slices.Sorted(slices.Values(pt.tasks[e.Name])) {
+			r := state.RangeForTask(idx, oc.Parallelism, oc.MaxParallelism)
+			task := ship.Task{Operator: e.Name, MaxParallelism: oc.MaxParallelism, Index: idx, Range: r,
+				MetaNames: []string{engine.DeadLetterMeta(e.Name)}}
+			snap, err := pt.w.ship.Snapshot(db, filepath.Join(dir, fmt.Sprintf("%s-%d", e.Name, idx)), task)
+			if err != nil {
+				return nil, err
+			}
+			res, err := pt.w.ship.Upload(ctx, snap, global.TaskObject(t.Checkpoint, t.Generation, t.Assignment, pt.w.id, e.Name, r.Start))
+			_ = os.RemoveAll(snap.Dir)
+			if err != nil {
+				return nil, err
+			}
+			for _, te := range e.Tasks {
+				if te.Start >= r.Start && te.End <= r.End {
+					parts = append(parts, global.TaskPart{Operator: e.Name, Index: idx, Entry: te, Object: res.ManifestObject,
+						SHA256: res.ManifestSHA256, Bytes: res.BytesTotal, BytesNew: res.BytesUploaded})
+				}
+			}
+		}
+	}
+	return parts, nil
+}
+
+// sendAck hands ack to the coordinator, retrying until it answers (an
+// election or a coordinator change may take seconds) or the checkpoint
+// timeout.
+func (w *worker) sendAck(ctx context.Context, ack global.Ack) error {
+	data, err := global.EncodeAck(ack)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(w.timeout)
+	for {
+		msg, err := w.conn.NC.RequestWithContext(withTimeout(ctx, 5*time.Second), w.subj.ack, data)
+		if err == nil {
+			r, derr := decode[ackReply](msg.Data, "ack reply")
+			if derr != nil {
+				return derr
+			}
+			if r.Error != "" {
+				return fmt.Errorf("%w: checkpoint %d: the coordinator refused this worker's ack: %s", errAborted, ack.Checkpoint, r.Error)
+			}
+			return nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return fmt.Errorf("checkpoint %d: no coordinator took this worker's ack: %w", ack.Checkpoint, err)
+		}
+		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+func withTimeout(ctx context.Context, d time.Duration) context.Context {
+	c, cancel := context.WithTimeout(ctx, d)
+	context.AfterFunc(c, cancel)
+	return c
+}
+
+// halt stops the part's pipeline (no final checkpoint: its tasks restore
+// from the last cluster checkpoint wherever they run next) and waits.
+func (pt *part) halt() {
+	pt.stop()
+	<-pt.done
+}
+
+// exited reports whether the part's pipeline stopped by itself, and why.
+func (pt *part) exited() (bool, error) {
+	select {
+	case <-pt.done:
+		return true, pt.err
+	default:
+		return false, nil
+	}
+}

@@ -1,0 +1,52 @@
+package worker
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Core-NATS subjects of a cluster pipeline's checkpoints (design §5.0):
+// the coordinator broadcasts triggers and outcomes, workers send acks as
+// requests. They carry no decision: the fenced records in the control
+// bucket do, and a worker that misses a broadcast reads them.
+type subjects struct{ trigger, ack, outcome string }
+
+func subjectsOf(pipeline string) subjects {
+	p := "wasmstream." + pipeline + ".ctl."
+	return subjects{trigger: p + "trigger", ack: p + "ack", outcome: p + "outcome"}
+}
+
+// trigger asks the workers of assignment epoch Assignment for checkpoint
+// Checkpoint, claimed by coordinator generation Generation.
+type trigger struct {
+	Checkpoint uint64 `json:"checkpoint"`
+	Generation uint64 `json:"generation"`
+	Assignment uint64 `json:"assignment"`
+}
+
+// outcome announces that a checkpoint completed or was given up.
+type outcome struct {
+	Checkpoint uint64 `json:"checkpoint"`
+	Completed  bool   `json:"completed"`
+	Error      string `json:"error,omitempty"`
+}
+
+// ackReply answers a worker's ack: the coordinator took it, or why not.
+type ackReply struct {
+	Error string `json:"error,omitempty"`
+}
+
+func decode[T any](data []byte, what string) (T, error) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("unreadable %s %q: %w", what, truncate(data), err)
+	}
+	return v, nil
+}
+
+func truncate(b []byte) string {
+	if len(b) > 120 {
+		return string(b[:120]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,221 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/wasmstream/wasmstream/internal/cluster/lease"
+	"github.com/wasmstream/wasmstream/internal/cluster/member"
+	"github.com/wasmstream/wasmstream/internal/cluster/ship"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/privatefs"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// Options configure one worker process.
+type Options struct {
+	// Config is the pipeline; its server block names the NATS cluster.
+	Config *config.Pipeline
+	// ID names the worker in the cluster: 1 to 64 letters, digits, '-' or
+	// '_', unique among the pipeline's workers (default: host name and
+	// process id).
+	ID string
+	// Logger receives the worker's and its pipeline's logs.
+	Logger hclog.Logger
+	// Engine is the base of the options each part's pipeline runs with
+	// (Recovery and Cluster are set by the worker).
+	Engine engine.Options
+}
+
+// ErrEmbedded: a worker needs a NATS cluster that all workers reach.
+var ErrEmbedded = errors.New("wasmstream worker needs server.url")
+
+// worker is one running worker process.
+type worker struct {
+	cfg    *config.Pipeline
+	id     string
+	log    hclog.Logger
+	base   engine.Options
+	conn   *natsio.Conn
+	bucket *lease.Bucket
+	obs    jetstream.ObjectStore
+	ship   *ship.Shipper
+	member *member.Member
+	view   *member.Watcher
+	subj   subjects
+	// outcomes tells parts waiting in Persist how checkpoints ended.
+	outcomes *outcomeBoard
+	// wake makes the follower read the assignment at once (a trigger of a
+	// newer epoch arrived).
+	wake chan struct{}
+	// timeout bounds one cluster checkpoint.
+	timeout time.Duration
+}
+
+// Run joins the pipeline's workers and runs the tasks the coordinator
+// assigns to this worker until ctx ends (nil) or the worker must stop: its
+// membership lease was lost (it self-fences), or NATS stayed unreachable.
+func Run(ctx context.Context, o Options) error {
+	w, err := start(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 3)
+	var wg sync.WaitGroup
+	for _, loop := range []func(context.Context) error{w.member.Run, w.elect, w.follow} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- loop(ctx)
+		}()
+	}
+	var first error
+	select {
+	case first = <-errs:
+	case <-ctx.Done():
+	}
+	cancel()
+	wg.Wait()
+	if first != nil && !errors.Is(first, context.Canceled) {
+		return first
+	}
+	w.log.Info("worker stopped", "worker", w.id)
+	return nil
+}
+
+// start connects, creates the cluster assets the protocol needs (never
+// later, during a failure: design §4 consequence 1) and joins.
+func start(ctx context.Context, o Options) (*worker, error) {
+	cfg := o.Config
+	if cfg.Server.URL == "" {
+		return nil, fmt.Errorf("%w: workers share pipeline %q through a NATS JetStream cluster; set server { url = \"nats://a:4222,nats://b:4222,nats://c:4222\" } (wasmstream run serves one process with its embedded server)", ErrEmbedded, cfg.Name)
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	id := o.ID
+	if id == "" {
+		id = defaultID()
+	}
+	w := &worker{cfg: cfg, id: id, log: logger, base: o.Engine, subj: subjectsOf(cfg.Name), outcomes: newOutcomeBoard(),
+		wake: make(chan struct{}, 1), timeout: checkpointTimeout(cfg)}
+	if err := w.connect(ctx); err != nil {
+		w.close()
+		return nil, err
+	}
+	if err := w.join(ctx); err != nil {
+		w.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// checkpointTimeout bounds a cluster checkpoint: the config's timeout, at
+// most a minute, so that one missing worker does not hold checkpoints for
+// the single-process default of 10 minutes.
+func checkpointTimeout(cfg *config.Pipeline) time.Duration {
+	return min(cfg.Checkpoint.Timeout, time.Minute)
+}
+
+func defaultID() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "worker"
+	}
+	host = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, host)
+	return fmt.Sprintf("%.40s-%d", host, os.Getpid())
+}
+
+// BucketName is the control KV bucket of pipeline (design §5.0).
+func BucketName(pipeline string) string { return "wasmstream-" + pipeline }
+
+// ObjectStoreName is the Object Store bucket of pipeline's state.
+func ObjectStoreName(pipeline string) string { return "wasmstream-" + pipeline + "-state" }
+
+func (w *worker) connect(ctx context.Context) error {
+	conn, err := engine.ConnectClient(ctx, w.cfg, w.log, engine.AsControl)
+	if err != nil {
+		return err
+	}
+	w.conn = conn
+	replicas := w.cfg.Cluster.Replicas
+	if w.bucket, err = lease.EnsureBucket(ctx, conn.JS, BucketName(w.cfg.Name), replicas); err != nil {
+		return fmt.Errorf("pipeline %q: control bucket: %w", w.cfg.Name, err)
+	}
+	if w.obs, err = conn.EnsureObjectStore(ctx, natsio.ObjectStoreSpec{Bucket: ObjectStoreName(w.cfg.Name), Replicas: replicas}); err != nil {
+		return fmt.Errorf("pipeline %q: state object store: %w", w.cfg.Name, err)
+	}
+	dir := filepath.Join(w.cfg.DataDir, "cluster")
+	if err := os.MkdirAll(dir, privatefs.DirMode); err != nil {
+		return err
+	}
+	w.ship, err = ship.New(ctx, w.obs, ship.Options{IndexDir: filepath.Join(dir, "index"), CacheDir: filepath.Join(dir, "cache")})
+	return err
+}
+
+// join acquires the membership lease, waiting for the lease of an earlier
+// process with the same id (killed, say) to expire, and starts watching
+// the other members.
+func (w *worker) join(ctx context.Context) error {
+	ttl := w.cfg.Cluster.LeaseTTL
+	for {
+		m, err := member.Join(ctx, w.bucket, w.conn.NC, w.cfg.Name, w.id, ttl)
+		if err == nil {
+			w.member = m
+			break
+		}
+		if !errors.Is(err, lease.ErrHeld) {
+			return err
+		}
+		w.log.Warn("waiting for the membership lease of an earlier worker with this id to expire", "worker", w.id, "lease_ttl", ttl)
+		if err := sleep(ctx, ttl/5); err != nil {
+			return err
+		}
+	}
+	var err error
+	if w.view, err = member.Watch(ctx, w.bucket, w.conn.NC, w.cfg.Name, w.cfg.Cluster.WorkerTimeout); err != nil {
+		return err
+	}
+	w.log.Info("worker joined", "worker", w.id, "pipeline", w.cfg.Name, "server", w.conn.ClientURL())
+	return nil
+}
+
+func (w *worker) close() {
+	if w.view != nil {
+		w.view.Stop()
+	}
+	if w.conn != nil {
+		w.conn.Close()
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+)
+
+// ClusterPart runs the pipeline as one worker's part of a pipeline that
+// several `wasmstream worker` processes share (internal/cluster/worker,
+// design ../../shared/cluster.md §5). The part differs from a whole
+// pipeline in four ways:
+//
+//   - it runs only the tasks Tasks names; its sources still read every
+//     record and drop the ones of other tasks' key groups (filter-on-read,
+//     §5.2), so positions stay source sequences;
+//   - checkpoints are numbered and triggered by the cluster coordinator
+//     (TriggerID), never periodically, and a stop takes no final one: the
+//     part's ranges restore from the last cluster checkpoint;
+//   - Persist makes a checkpoint durable in the cluster instead of the
+//     data dir, and returns only once the cluster checkpoint completed, so
+//     transactional outputs are published only for completed ones;
+//   - transactional batch ids carry the task (§5.3 step 5), so two
+//     workers publishing the same epoch to one subject never collide.
+type ClusterPart struct {
+	// Tasks maps an operator name to the indices of its tasks this part
+	// runs. An operator not named runs no task here.
+	Tasks map[string][]int
+	// Persist receives the part's manifest (its sources' positions, its
+	// tasks' entries) and the live state, which holds exactly the cut
+	// while Persist runs. Nil is refused.
+	Persist func(ctx context.Context, part checkpoint.Manifest, db *pebble.DB) error
+}
+
+// errClusterSource: a source whose stream removes what is acknowledged
+// cannot be read by several workers (design §5.2 "Retention limits").
+var errClusterSource = errors.New("a source of a cluster pipeline must read a stream with limits retention")
+
+// validate checks the part against the config.
+func (c *ClusterPart) validate(cfg *config.Pipeline) error {
+	if c.Persist == nil {
+		return errors.New("cluster part: no Persist")
+	}
+	for name, idx := range c.Tasks {
+		oc := cfg.Operator(name)
+		if oc == nil {
+			return fmt.Errorf("cluster part: no operator %q in the pipeline", name)
+		}
+		seen := map[int]bool{}
+		for _, i := range idx {
+			if i < 0 || i >= oc.Parallelism || seen[i] {
+				return fmt.Errorf("cluster part: operator %q: task %d is not one of its %d tasks, or named twice", name, i, oc.Parallelism)
+			}
+			seen[i] = true
+		}
+	}
+	return nil
+}
+
+// ownedTasks returns the task indices of op this process runs, ascending.
+func (p *Pipeline) ownedTasks(oc *config.Operator) []int {
+	if p.opts.Cluster == nil {
+		all := make([]int, oc.Parallelism)
+		for i := range all {
+			all[i] = i
+		}
+		return all
+	}
+	return slices.Sorted(slices.Values(p.opts.Cluster.Tasks[oc.Name]))
+}
+
+// runsTask reports whether this process runs task i of op.
+func (op *operator) runsTask(i int) bool { return op.slots[i] >= 0 }
+
+// persistPart is persistCheckpoint for a cluster part: the outputs of the
+// cut acknowledged and the dead-letter decisions committed, as for a whole
+// pipeline, then the cluster's Persist.
+func (p *Pipeline) persistPart(ctx context.Context, m checkpoint.Manifest) (checkpoint.Manifest, error) {
+	if err := p.sink.Flush(ctx); err != nil {
+		return checkpoint.Manifest{}, fmt.Errorf("waiting for output acknowledgements: %w", err)
+	}
+	if err := p.commitDeadLetters(); err != nil {
+		return checkpoint.Manifest{}, err
+	}
+	if err := p.opts.Cluster.Persist(ctx, m, p.store.DB()); err != nil {
+		return checkpoint.Manifest{}, err
+	}
+	return m, nil
+}
+
+// TriggerID asks for checkpoint id (0: the next; a cluster part's
+// checkpoints are numbered by the cluster coordinator) and waits until it
+// completed or failed.
+func (p *Pipeline) TriggerID(ctx context.Context, id uint64) (TriggerResult, error) {
+	answer := make(chan TriggerResult, 1)
+	if err := p.coord.AskID(ctx, id, answer, p.stopped); err != nil {
+		return TriggerResult{}, err
+	}
+	select {
+	case r := <-answer:
+		return r, nil
+	case <-p.stopped:
+		return TriggerResult{}, errors.New("the pipeline stopped before the checkpoint completed")
+	case <-ctx.Done():
+		return TriggerResult{}, ctx.Err()
+	}
+}
+
+// DeadLetterMeta is the metadata entry holding operator's dead-letter
+// decisions: a cluster ships it with every task of the operator.
+func DeadLetterMeta(operator string) string { return metaDeadLetters(operator) }

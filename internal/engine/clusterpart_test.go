@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/state"
+)
+
+// A cluster part runs only its tasks: its sources read every record and
+// keep those of its key groups (filter-on-read), its checkpoints take the
+// cluster coordinator's ids, its Persist sees only its tasks' entries, and
+// a stop takes no final checkpoint.
+func TestClusterPartRunsOnlyItsTasks(t *testing.T) {
+	s := newSumSetup(t, 4)
+	cfg := s.load(t)
+	mine := []int{1, 3}
+	var (
+		mu        sync.Mutex
+		persisted []checkpoint.Manifest
+	)
+	persist := func(_ context.Context, m checkpoint.Manifest, db *pebble.DB) error {
+		mu.Lock()
+		defer mu.Unlock()
+		persisted = append(persisted, m)
+		return nil
+	}
+	opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: map[string][]int{"sum": mine}, Persist: persist}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := Open(ctx, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	recs := sumRecords(3000, 40, 1)
+	var ours []sumRecord
+	for _, r := range recs {
+		task := state.TaskForKeyGroup(state.KeyGroup([]byte(r.key), cfg.Operators[0].MaxParallelism), 4, cfg.Operators[0].MaxParallelism)
+		if slices.Contains(mine, task) {
+			ours = append(ours, r)
+		}
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(runCtx) }()
+	publishSums(t, p.Reach(), recs)
+	waitUntil(t, "the part to process its records", func() bool { return p.Stats().Processed == uint64(len(ours)) })
+
+	r, err := p.TriggerID(ctx, 7)
+	if err != nil || r.Error != "" || r.ID != 7 {
+		t.Fatalf("TriggerID(7) = %+v, %v; want checkpoint 7", r, err)
+	}
+	if r, _ := p.TriggerID(ctx, 5); !strings.Contains(r.Error, "stale") {
+		t.Errorf("TriggerID(5) after 7 = %+v; want a stale-id error", r)
+	}
+	stop()
+	if err := <-ran; err != nil {
+		t.Fatalf("Run after the stop: %v", err)
+	}
+	if p.Stats().Processed != uint64(len(ours)) {
+		t.Errorf("processed %d records, want the %d of tasks %v", p.Stats().Processed, len(ours), mine)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(persisted) != 1 || persisted[0].ID != 7 {
+		t.Fatalf("persisted %d checkpoints %v; want only 7 (no final checkpoint at the stop)", len(persisted), ids(persisted))
+	}
+	m := persisted[0]
+	var starts []int
+	for _, e := range m.Operators[0].Tasks {
+		starts = append(starts, e.Start)
+		if e.Inputs["a"] == 0 && e.Inputs["b"] == 0 {
+			t.Errorf("task entry %+v holds no position", e)
+		}
+	}
+	maxPar := cfg.Operators[0].MaxParallelism
+	want := []int{state.RangeForTask(1, 4, maxPar).Start, state.RangeForTask(3, 4, maxPar).Start}
+	if !slices.Equal(starts, want) {
+		t.Errorf("manifest task entries start at %v, want those of tasks %v: %v", starts, mine, want)
+	}
+	diffSums(t, "last outputs", lastOutputSums(t, cfg), expectedSums(ours))
+}
+
+func ids(ms []checkpoint.Manifest) []uint64 {
+	var out []uint64
+	for _, m := range ms {
+		out = append(out, m.ID)
+	}
+	return out
+}
