@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 )
 
 // ClusterPart runs the pipeline as one worker's part of a pipeline that
@@ -36,6 +37,14 @@ type ClusterPart struct {
 	// tasks' entries) and the live state, which holds exactly the cut
 	// while Persist runs. Nil is refused.
 	Persist func(ctx context.Context, part checkpoint.Manifest, db *pebble.DB) error
+	// PublishedThrough and MarkPublished replace the data dir's mark of
+	// the newest checkpoint whose transactional outputs are all published
+	// (recovery.PublishedThrough): a part restores checkpoints other
+	// workers published, so the mark lives in the cluster. Nil: no mark,
+	// a restored outbox is always published again (its batch ids make a
+	// repeat within the duplicate window harmless).
+	PublishedThrough func(ctx context.Context) (uint64, error)
+	MarkPublished    func(ctx context.Context, id uint64) error
 }
 
 // errClusterSource: a source whose stream removes what is acknowledged
@@ -61,6 +70,30 @@ func (c *ClusterPart) validate(cfg *config.Pipeline) error {
 		}
 	}
 	return nil
+}
+
+// publishedThrough is the newest checkpoint whose transactional outputs
+// are all published.
+func (p *Pipeline) publishedThrough(ctx context.Context) (uint64, error) {
+	if c := p.opts.Cluster; c != nil {
+		if c.PublishedThrough == nil {
+			return 0, nil
+		}
+		return c.PublishedThrough(ctx)
+	}
+	return recovery.PublishedThrough(p.cfg.DataDir)
+}
+
+// markPublished records that the outputs of every checkpoint up to id are
+// published.
+func (p *Pipeline) markPublished(ctx context.Context, id uint64) error {
+	if c := p.opts.Cluster; c != nil {
+		if c.MarkPublished == nil {
+			return nil
+		}
+		return c.MarkPublished(ctx, id)
+	}
+	return recovery.MarkPublished(p.cfg.DataDir, id)
 }
 
 // ownedTasks returns the task indices of op this process runs, ascending.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/wasmstream/wasmstream/abi"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
-	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/natsio"
 )
@@ -211,7 +210,7 @@ func (p *Pipeline) publishCommitted(ctx context.Context, id uint64) error {
 			"(after a NATS outage, once NATS answers; otherwise when the pipeline restarts)", id, err)
 	}
 	p.transactionalPublished.Add(uint64(n))
-	if err := recovery.MarkPublished(p.cfg.DataDir, id); err != nil {
+	if err := p.markPublished(ctx, id); err != nil {
 		return err
 	}
 	if n > 0 {
@@ -237,7 +236,7 @@ func (p *Pipeline) publishRestored(ctx context.Context, id uint64) error {
 	if !p.hasTransactionalSink() {
 		return nil
 	}
-	through, err := recovery.PublishedThrough(p.cfg.DataDir)
+	through, err := p.publishedThrough(ctx)
 	if err != nil {
 		return err
 	}

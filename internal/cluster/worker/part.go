@@ -54,7 +54,7 @@ func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[st
 	pt.epoch.Store(a.Epoch)
 	opts := w.base
 	opts.Recovery = engine.RecoveryOptions{}
-	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist}
+	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist, PublishedThrough: pt.publishedThrough, MarkPublished: pt.markPublished}
 	if pt.p, err = engine.Open(ctx, w.cfg, opts); err != nil {
 		return nil, err
 	}

@@ -71,6 +71,29 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer w.close()
+	for {
+		err := w.serve(ctx)
+		switch {
+		case ctx.Err() != nil:
+			w.log.Info("worker stopped", "worker", w.id)
+			return nil
+		case !errors.Is(err, lease.ErrLost):
+			return err
+		}
+		// The membership lease may have expired (NATS unreachable, the
+		// process frozen): the others may run this worker's tasks by now,
+		// so serve stopped them. Join again as a new member.
+		w.log.Warn("membership lease lost: this worker stopped its tasks and joins again", "worker", w.id, "error", err)
+		if err := w.rejoin(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// serve runs the membership, the coordinator election and the follower
+// until ctx ends or one of them fails; every task is stopped when it
+// returns.
+func (w *worker) serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make(chan error, 3)
@@ -89,11 +112,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	cancel()
 	wg.Wait()
-	if first != nil && !errors.Is(first, context.Canceled) {
-		return first
-	}
-	w.log.Info("worker stopped", "worker", w.id)
-	return nil
+	return first
 }
 
 // start connects, creates the cluster assets the protocol needs (never
@@ -176,26 +195,47 @@ func (w *worker) connect(ctx context.Context) error {
 // process with the same id (killed, say) to expire, and starts watching
 // the other members.
 func (w *worker) join(ctx context.Context) error {
-	ttl := w.cfg.Cluster.LeaseTTL
-	for {
-		m, err := member.Join(ctx, w.bucket, w.conn.NC, w.cfg.Name, w.id, ttl)
-		if err == nil {
-			w.member = m
-			break
-		}
-		if !errors.Is(err, lease.ErrHeld) {
-			return err
-		}
-		w.log.Warn("waiting for the membership lease of an earlier worker with this id to expire", "worker", w.id, "lease_ttl", ttl)
-		if err := sleep(ctx, ttl/5); err != nil {
-			return err
-		}
+	if err := w.acquireMembership(ctx, false); err != nil {
+		return err
 	}
 	var err error
 	if w.view, err = member.Watch(ctx, w.bucket, w.conn.NC, w.cfg.Name, w.cfg.Cluster.WorkerTimeout); err != nil {
 		return err
 	}
 	w.log.Info("worker joined", "worker", w.id, "pipeline", w.cfg.Name, "server", w.conn.ClientURL())
+	return nil
+}
+
+// acquireMembership takes the membership lease, waiting out one that is
+// still held (an earlier process with this id, or this one before it lost
+// the lease). retry: other errors (NATS unreachable) are retried too.
+func (w *worker) acquireMembership(ctx context.Context, retry bool) error {
+	ttl := w.cfg.Cluster.LeaseTTL
+	for {
+		m, err := member.Join(ctx, w.bucket, w.conn.NC, w.cfg.Name, w.id, ttl)
+		switch {
+		case err == nil:
+			w.member = m
+			return nil
+		case errors.Is(err, lease.ErrHeld):
+			w.log.Warn("waiting for the membership lease of an earlier worker with this id to expire", "worker", w.id, "lease_ttl", ttl)
+		case !retry || ctx.Err() != nil:
+			return err
+		default:
+			w.log.Warn("joining the pipeline's workers failed; retrying", "worker", w.id, "error", err)
+		}
+		if err := sleep(ctx, lease.Margin(ttl)); err != nil {
+			return err
+		}
+	}
+}
+
+// rejoin takes a new membership lease after the old one was lost.
+func (w *worker) rejoin(ctx context.Context) error {
+	if err := w.acquireMembership(ctx, true); err != nil {
+		return err
+	}
+	w.log.Info("worker joined again", "worker", w.id)
 	return nil
 }
 
