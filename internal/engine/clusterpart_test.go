@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/state"
 )
 
@@ -95,4 +97,19 @@ func ids(ms []checkpoint.Manifest) []uint64 {
 		out = append(out, m.ID)
 	}
 	return out
+}
+
+// On a cluster a dead worker's outputs replay only after the worker
+// timeout, or at worst the membership lease: the duplicate window must
+// cover both too.
+func TestClusterReplayHorizon(t *testing.T) {
+	cfg := &config.Pipeline{Server: config.Server{OutageBudget: 30 * time.Second}}
+	single := pipelineHorizon(cfg, 5*time.Second)
+	if single != 5*time.Second+30*time.Second+recoveryMargin {
+		t.Fatalf("single-process horizon %s", single)
+	}
+	cfg.Cluster = config.Cluster{WorkerTimeout: 5 * time.Second, LeaseTTL: 15 * time.Second, Range: hcl.Range{Filename: "p.hcl", Start: hcl.Pos{Line: 3}}}
+	if got := pipelineHorizon(cfg, 5*time.Second); got != single+20*time.Second {
+		t.Errorf("cluster horizon %s, want %s", got, single+20*time.Second)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/natsio"
 )
@@ -25,13 +26,24 @@ func replayHorizon(interval, outageBudget time.Duration) time.Duration {
 	return max(interval, 0) + outageBudget + recoveryMargin
 }
 
+// pipelineHorizon is the replay horizon of cfg's pipeline: on a cluster
+// a dead worker's tasks replay on another after the worker timeout, and
+// in the worst case only after its membership lease expired.
+func pipelineHorizon(cfg *config.Pipeline, interval time.Duration) time.Duration {
+	h := replayHorizon(interval, outageBudget(cfg))
+	if cfg.Cluster.Range != (hcl.Range{}) {
+		h += cfg.Cluster.WorkerTimeout + cfg.Cluster.LeaseTTL
+	}
+	return h
+}
+
 // SinkWarnings checks, from the config alone, that the duplicate window of
 // the declared stream behind every idempotent or transactional sink covers
 // the replay horizon (checkpoint interval + outage budget + a minute for
-// the restart).
+// the restart, + worker timeout and lease TTL on a cluster).
 // Streams that are not declared are checked by run, on the server.
 func SinkWarnings(cfg *config.Pipeline) []string {
-	horizon := replayHorizon(configInterval(cfg), outageBudget(cfg))
+	horizon := pipelineHorizon(cfg, configInterval(cfg))
 	var out []string
 	for _, s := range cfg.Sinks {
 		st := cfg.StreamCapturing(s.Subject)
@@ -60,7 +72,11 @@ func configInterval(cfg *config.Pipeline) time.Duration {
 // warnDuplicateWindows checks, on the server, the stream behind every
 // idempotent or transactional sink against the run's replay horizon.
 func (p *Pipeline) warnDuplicateWindows(ctx context.Context) {
-	horizon := replayHorizon(p.opts.Checkpoint.Interval, outageBudget(p.cfg))
+	interval := p.opts.Checkpoint.Interval
+	if p.opts.Cluster != nil {
+		interval = configInterval(p.cfg) // the cluster coordinator's
+	}
+	horizon := pipelineHorizon(p.cfg, interval)
 	for _, s := range p.cfg.Sinks {
 		if s.Mode == config.ModeAtLeastOnce {
 			continue

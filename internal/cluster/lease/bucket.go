@@ -100,3 +100,16 @@ func (b *Bucket) Get(ctx context.Context, key string) (*jetstream.RawStreamMsg, 
 func isDeleted(m *jetstream.RawStreamMsg) bool {
 	return m.Header.Get("KV-Operation") != "" || m.Header.Get(jetstream.MarkerReasonHeader) != ""
 }
+
+// OpenBucket opens an existing bucket for reading (a status command):
+// ErrNotFound when it does not exist, nothing is created.
+func OpenBucket(ctx context.Context, js jetstream.JetStream, name string) (*Bucket, error) {
+	kv, err := js.KeyValue(ctx, name)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, fmt.Errorf("%w: bucket %s does not exist", ErrNotFound, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lease bucket %s: %w", name, err)
+	}
+	return &Bucket{js: js, kv: kv, name: name}, nil
+}

@@ -41,3 +41,13 @@ func tokenOf(data []byte) string {
 	_ = json.Unmarshal(data, &v)
 	return v.Token
 }
+
+// HolderOf returns the holder a stored lease value names; false for a
+// value this package did not write.
+func HolderOf(data []byte) (string, bool) {
+	var v value
+	if err := json.Unmarshal(data, &v); err != nil || v.Holder == "" {
+		return "", false
+	}
+	return v.Holder, true
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wasmstream/wasmstream/internal/cluster/status"
+	"github.com/wasmstream/wasmstream/internal/cluster/worker"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+)
+
+type statusFlags struct {
+	json   bool
+	watch  time.Duration
+	listen time.Duration
+}
+
+func newStatusCommand(g *globalFlags) *cobra.Command {
+	f := &statusFlags{}
+	cmd := &cobra.Command{
+		Use:   "status PIPELINE.hcl",
+		Short: "Show a cluster pipeline's coordinator, workers, assignment, last checkpoint and lag",
+		Long: `Status reads a cluster pipeline (one with a cluster block, run by wasmstream worker)
+from the NATS cluster: the worker holding the coordinator lease, the workers holding
+membership leases and whether their heartbeats arrive, which worker runs each task,
+the last completed cluster checkpoint, and per task how many records of each source
+stream lie after its position in that checkpoint (the replay a failover would do).`,
+		Example: `  wasmstream status pipeline.hcl
+  wasmstream status pipeline.hcl --watch 2s
+  wasmstream status pipeline.hcl --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runStatus(cmd, g, f, args[0]) },
+	}
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
+	cmd.Flags().DurationVar(&f.watch, "watch", 0, "read again every interval, like top, until interrupted")
+	cmd.Flags().DurationVar(&f.listen, "listen", 1500*time.Millisecond, "how long to listen for the workers' heartbeats")
+	return cmd
+}
+
+func runStatus(cmd *cobra.Command, g *globalFlags, f *statusFlags, path string) error {
+	cfg, err := loadConfig(path, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	if cfg.Cluster.Range == (config.Cluster{}).Range {
+		return fmt.Errorf("%s has no cluster block: status reads pipelines run by wasmstream worker; for wasmstream run see wasmstream checkpoints list", path)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	conn, err := engine.ConnectClient(ctx, cfg, newLogger(g, cfg), engine.AsControl)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for {
+		s, err := status.Read(ctx, conn.NC, conn.JS, cfg, worker.BucketName(cfg.Name), worker.ObjectStoreName(cfg.Name), f.listen)
+		if err != nil {
+			return err
+		}
+		out := cmd.OutOrStdout()
+		switch {
+		case f.json:
+			enc := json.NewEncoder(out)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(s); err != nil {
+				return err
+			}
+		default:
+			if f.watch > 0 {
+				fmt.Fprint(out, "\033[H\033[2J") // clear the terminal, as top does
+			}
+			status.Print(out, s)
+		}
+		if f.watch <= 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(f.watch):
+		}
+	}
+}
