@@ -194,3 +194,35 @@ func flip(t *testing.T, obs jetstream.ObjectStore, object string) {
 		t.Fatal(err)
 	}
 }
+
+// Under another parallelism a worker restores ranges across the
+// checkpoint's tasks: one range merging tasks 1 and 2 (scale-in) and half
+// of task 3 (scale-out) hold exactly those key groups' state.
+func TestMaterializeRanges(t *testing.T) {
+	u := upload4(t)
+	m := assemble(t, u.acks...)
+	r1, r2, r3 := testRange(1), testRange(2), testRange(3)
+	merged := state.KeyGroupRange{Start: r1.Start, End: r2.End}
+	half := state.KeyGroupRange{Start: r3.Start, End: (r3.Start + r3.End) / 2}
+	root := t.TempDir()
+	owned := map[string][]state.KeyGroupRange{testOp: {half, merged}}
+	if _, err := global.MaterializeRanges(testCtx(t), shipper(t, u.obs), m, owned, root, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	dst := restored(t, root)
+	for _, r := range []state.KeyGroupRange{merged, half} {
+		want := stateOf(t, u.src.DB(), r)
+		if got := stateOf(t, dst.DB(), r); len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("range %s: %d keys, want %d", r, len(got), len(want))
+		}
+	}
+	for _, r := range []state.KeyGroupRange{testRange(0), {Start: half.End, End: r3.End}} {
+		if got := stateOf(t, dst.DB(), r); len(got) != 0 {
+			t.Errorf("range %s: %d keys restored, want none", r, len(got))
+		}
+	}
+	bad := map[string][]state.KeyGroupRange{testOp: {merged, {Start: r2.Start, End: r3.End}}}
+	if _, err := global.MaterializeRanges(testCtx(t), shipper(t, u.obs), m, bad, t.TempDir(), t.TempDir()); !errors.Is(err, global.ErrInvalid) {
+		t.Errorf("overlapping ranges: %v, want ErrInvalid", err)
+	}
+}

@@ -113,23 +113,33 @@ func (c *coordinator) settleAssignment(ctx context.Context) (*assign.Assignment,
 	if len(alive) == 0 || time.Since(c.since) < c.w.cfg.Cluster.Stabilization {
 		return prev, nil
 	}
+	scale, scaling := c.readScale(ctx)
 	restore, err := latestCompleted(ctx, c.w.bucket)
 	if err != nil {
 		return prev, err
 	}
-	next, moves, err := assign.Plan(prev, operatorsOf(c.w.cfg), alive, assign.Stamp{Generation: c.l.Generation(), Restore: restore})
+	next, moves, err := assign.Plan(prev, c.operators(prev, scale, scaling), alive, assign.Stamp{Generation: c.l.Generation(), Restore: restore})
 	if err != nil {
 		return prev, err
 	}
 	if prev != nil && next.Epoch == prev.Epoch {
+		c.scaled(ctx, scaling)
 		return prev, nil
 	}
 	if err := ctlrec.WriteAssignment(ctx, c.l, next); err != nil {
 		return prev, err
 	}
+	c.scaled(ctx, scaling)
 	c.w.log.Info("assignment written", "epoch", next.Epoch, "generation", next.Generation, "workers", alive,
 		"moved_tasks", len(moves), "restore_from", restore)
 	return &next, nil
+}
+
+// scaled drops the scale request the assignment in force carries out.
+func (c *coordinator) scaled(ctx context.Context, scaling bool) {
+	if scaling {
+		_ = c.w.bucket.KV().Delete(ctx, ScaleKey)
+	}
 }
 
 // latestCompleted is the newest completed cluster checkpoint, 0 for none.

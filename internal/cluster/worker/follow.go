@@ -12,6 +12,7 @@ import (
 	"github.com/wasmstream/wasmstream/internal/cluster/assign"
 	"github.com/wasmstream/wasmstream/internal/cluster/ctlrec"
 	"github.com/wasmstream/wasmstream/internal/cluster/lease"
+	"github.com/wasmstream/wasmstream/internal/state"
 )
 
 // follower applies the coordinator's decisions on this worker: it runs
@@ -110,7 +111,7 @@ func (f *follower) settle(ctx context.Context) error {
 func (f *follower) apply(ctx context.Context, a assign.Assignment) error {
 	mine := tasksOf(a, f.w.id)
 	if f.cur != nil {
-		if sameTasks(f.cur.tasks, mine) {
+		if sameRanges(rangesOf(f.cur.cfg, f.cur.tasks), rangesOf(atParallelism(f.w.cfg, a), mine)) {
 			f.cur.epoch.Store(a.Epoch)
 			return nil
 		}
@@ -136,8 +137,11 @@ func (f *follower) halt() {
 	}
 }
 
-func sameTasks(a, b map[string][]int) bool {
-	return maps.EqualFunc(a, b, func(x, y []int) bool {
-		return slices.Equal(slices.Sorted(slices.Values(x)), slices.Sorted(slices.Values(y)))
+// sameRanges reports whether two parts run the same key groups of every
+// operator (a rescale changes the ranges, not always the indices).
+func sameRanges(a, b map[string][]state.KeyGroupRange) bool {
+	byStart := func(x, y state.KeyGroupRange) int { return x.Start - y.Start }
+	return maps.EqualFunc(a, b, func(x, y []state.KeyGroupRange) bool {
+		return slices.Equal(slices.SortedFunc(slices.Values(x), byStart), slices.SortedFunc(slices.Values(y), byStart))
 	})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/wasmstream/wasmstream/internal/cluster/lease"
 	"github.com/wasmstream/wasmstream/internal/cluster/ship"
 	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/privatefs"
 	"github.com/wasmstream/wasmstream/internal/state"
@@ -29,8 +30,11 @@ import (
 // engine pipeline running those tasks (engine.ClusterPart), restored from
 // the last completed cluster checkpoint.
 type part struct {
-	w     *worker
-	p     *engine.Pipeline
+	w *worker
+	p *engine.Pipeline
+	// cfg is the pipeline at the assignment's parallelism, which a
+	// rescale makes differ from the file's.
+	cfg   *config.Pipeline
 	tasks map[string][]int
 	epoch atomic.Uint64
 
@@ -46,16 +50,17 @@ type part struct {
 // completed cluster checkpoint and starts running them.
 func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[string][]int) (*part, error) {
 	started := time.Now()
-	restored, err := w.materialize(ctx, mine)
+	cfg := atParallelism(w.cfg, a)
+	restored, err := w.materialize(ctx, cfg, mine)
 	if err != nil {
 		return nil, err
 	}
-	pt := &part{w: w, tasks: mine, triggers: map[uint64]trigger{}, done: make(chan struct{})}
+	pt := &part{w: w, cfg: cfg, tasks: mine, triggers: map[uint64]trigger{}, done: make(chan struct{})}
 	pt.epoch.Store(a.Epoch)
 	opts := w.base
 	opts.Recovery = engine.RecoveryOptions{}
 	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist, PublishedThrough: pt.publishedThrough, MarkPublished: pt.markPublished}
-	if pt.p, err = engine.Open(ctx, w.cfg, opts); err != nil {
+	if pt.p, err = engine.Open(ctx, cfg, opts); err != nil {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -75,7 +80,7 @@ func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[st
 // engine restores (global.Materialize); 0 and empty state before the
 // first. The Object Store, not the data dir, holds the cluster's
 // checkpoints: whatever the data dir held is discarded.
-func (w *worker) materialize(ctx context.Context, mine map[string][]int) (uint64, error) {
+func (w *worker) materialize(ctx context.Context, cfg *config.Pipeline, mine map[string][]int) (uint64, error) {
 	if err := recovery.RemoveRunState(w.cfg.DataDir); err != nil {
 		return 0, err
 	}
@@ -94,10 +99,34 @@ func (w *worker) materialize(ctx context.Context, mine map[string][]int) (uint64
 	if err := os.RemoveAll(scratch); err != nil {
 		return 0, err
 	}
-	if _, err := global.Materialize(ctx, w.ship, m, mine, engine.CheckpointRoot(w.cfg), scratch); err != nil {
+	if _, err := global.MaterializeRanges(ctx, w.ship, m, rangesOf(cfg, mine), engine.CheckpointRoot(w.cfg), scratch); err != nil {
 		return 0, fmt.Errorf("restore cluster checkpoint %d: %w", latest.Checkpoint, err)
 	}
 	return latest.Checkpoint, nil
+}
+
+// atParallelism returns cfg with every operator at its parallelism in a.
+func atParallelism(cfg *config.Pipeline, a assign.Assignment) *config.Pipeline {
+	out := *cfg
+	out.Operators = slices.Clone(cfg.Operators)
+	for i := range out.Operators {
+		if p := parallelismOf(a, out.Operators[i].Name); p > 0 {
+			out.Operators[i].Parallelism = p
+		}
+	}
+	return &out
+}
+
+// rangesOf maps the tasks mine to their key-group ranges under cfg.
+func rangesOf(cfg *config.Pipeline, mine map[string][]int) map[string][]state.KeyGroupRange {
+	out := map[string][]state.KeyGroupRange{}
+	for op, idxs := range mine {
+		oc := cfg.Operator(op)
+		for _, i := range idxs {
+			out[op] = append(out[op], state.RangeForTask(i, oc.Parallelism, oc.MaxParallelism))
+		}
+	}
+	return out
 }
 
 // trigger starts checkpoint t on the part's pipeline; the engine's Persist
@@ -170,7 +199,7 @@ func (pt *part) ship(ctx context.Context, t trigger, m checkpoint.Manifest, db *
 	defer os.RemoveAll(dir)
 	var parts []global.TaskPart
 	for _, e := range m.Operators {
-		oc := pt.w.cfg.Operator(e.Name)
+		oc := pt.cfg.Operator(e.Name)
 		for _, idx := range slices.Sorted(slices.Values(pt.tasks[e.Name])) {
 			r := state.RangeForTask(idx, oc.Parallelism, oc.MaxParallelism)
 			task := ship.Task{Operator: e.Name, MaxParallelism: oc.MaxParallelism, Index: idx, Range: r,

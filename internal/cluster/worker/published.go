@@ -25,7 +25,7 @@ func PublishedKey(operator string, start int) string {
 func (pt *part) taskKeys() []string {
 	var keys []string
 	for op, idxs := range pt.tasks {
-		oc := pt.w.cfg.Operator(op)
+		oc := pt.cfg.Operator(op)
 		for _, i := range idxs {
 			keys = append(keys, PublishedKey(op, state.RangeForTask(i, oc.Parallelism, oc.MaxParallelism).Start))
 		}

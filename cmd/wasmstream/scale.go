@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wasmstream/wasmstream/internal/cluster/assign"
+	"github.com/wasmstream/wasmstream/internal/cluster/worker"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+)
+
+type scaleFlags struct {
+	operator    string
+	parallelism int
+	wait        time.Duration
+}
+
+func newScaleCommand(g *globalFlags) *cobra.Command {
+	f := &scaleFlags{}
+	cmd := &cobra.Command{
+		Use:   "scale PIPELINE.hcl --operator NAME --parallelism P",
+		Short: "Change the parallelism of an operator of a running cluster pipeline",
+		Long: `Scale asks the coordinator of a cluster pipeline (run by wasmstream worker) to run
+an operator with another number of tasks. The coordinator writes a new assignment; the
+workers whose key groups change restart their tasks from the last cluster checkpoint,
+restoring each new task's range from the task checkpoints that overlap it (a scale-out
+reads part of one, a scale-in several). The parallelism stays in force (the file's
+parallelism applies only before the first assignment) until the next scale.
+
+Not yet: a handover checkpoint at the change (the moved tasks replay up to one
+checkpoint interval) and pipelines with a transactional sink, which are refused.`,
+		Example: `  wasmstream scale pipeline.hcl --operator risk --parallelism 8`,
+		Args:    cobra.ExactArgs(1),
+		RunE:    func(cmd *cobra.Command, args []string) error { return runScale(cmd, g, f, args[0]) },
+	}
+	cmd.Flags().StringVar(&f.operator, "operator", "", "the operator to rescale (required)")
+	cmd.Flags().IntVar(&f.parallelism, "parallelism", 0, "its new number of tasks, 1 to its max_parallelism (required)")
+	cmd.Flags().DurationVar(&f.wait, "wait", 30*time.Second, "how long to wait for the coordinator's new assignment")
+	_ = cmd.MarkFlagRequired("operator")
+	_ = cmd.MarkFlagRequired("parallelism")
+	return cmd
+}
+
+func runScale(cmd *cobra.Command, g *globalFlags, f *scaleFlags, path string) error {
+	cfg, err := loadConfig(path, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	if cfg.Cluster.Range == (config.Cluster{}).Range {
+		return fmt.Errorf("%s has no cluster block: scale changes pipelines run by wasmstream worker; a wasmstream run pipeline takes a new parallelism from its file at the next start", path)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	conn, err := engine.ConnectClient(ctx, cfg, newLogger(g, cfg), engine.AsControl)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	a, err := worker.RequestScale(ctx, conn, cfg, f.operator, f.parallelism, f.wait)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "operator %s runs %d tasks from assignment %d: %s\n", f.operator, f.parallelism, a.Epoch, placement(a, f.operator))
+	return nil
+}
+
+// placement lists which worker runs each task of operator.
+func placement(a assign.Assignment, operator string) string {
+	s := ""
+	for _, o := range a.Operators {
+		if o.Name != operator {
+			continue
+		}
+		for i, t := range o.Tasks {
+			if i > 0 {
+				s += ", "
+			}
+			s += fmt.Sprintf("%d %s→%s", i, t.Range, t.Worker)
+		}
+	}
+	return s
+}

@@ -1,0 +1,63 @@
+package worker
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/wasmstream/wasmstream/internal/cluster/assign"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+)
+
+func scaleConfig(sinkMode string) *config.Pipeline {
+	return &config.Pipeline{Name: "p",
+		Operators: []config.Operator{{Name: "risk", Parallelism: 4, MaxParallelism: 128}, {Name: "other", Parallelism: 2, MaxParallelism: 16}},
+		Sinks:     []config.Sink{{Name: "out", Mode: sinkMode}}}
+}
+
+func TestCheckScale(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  *config.Pipeline
+		req  ScaleRequest
+		ok   bool
+	}{
+		{"ok", scaleConfig(config.ModeIdempotent), ScaleRequest{Operator: "risk", Parallelism: 8}, true},
+		{"max parallelism", scaleConfig(config.ModeIdempotent), ScaleRequest{Operator: "risk", Parallelism: 128}, true},
+		{"unknown operator", scaleConfig(config.ModeIdempotent), ScaleRequest{Operator: "nope", Parallelism: 2}, false},
+		{"zero", scaleConfig(config.ModeIdempotent), ScaleRequest{Operator: "risk", Parallelism: 0}, false},
+		{"over max parallelism", scaleConfig(config.ModeIdempotent), ScaleRequest{Operator: "other", Parallelism: 17}, false},
+		{"transactional sink", scaleConfig(config.ModeTransactional), ScaleRequest{Operator: "risk", Parallelism: 2}, false},
+	} {
+		err := checkScale(tc.cfg, tc.req)
+		if (err == nil) != tc.ok || err != nil && !errors.Is(err, ErrScale) {
+			t.Errorf("%s: %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+// The next assignment plans every operator at the parallelism in force
+// (a rescale outlives the file), changed only by a pending request.
+func TestOperatorsKeepTheParallelismInForce(t *testing.T) {
+	c := &coordinator{w: &worker{cfg: scaleConfig(config.ModeIdempotent)}}
+	prev, _, err := assign.Plan(nil, []assign.Operator{{Name: "risk", MaxParallelism: 128, Parallelism: 6}, {Name: "other", MaxParallelism: 16, Parallelism: 2}},
+		[]string{"w1"}, assign.Stamp{Generation: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := func(ops []assign.Operator) map[string]int {
+		out := map[string]int{}
+		for _, o := range ops {
+			out[o.Name] = o.Parallelism
+		}
+		return out
+	}
+	if got := par(c.operators(nil, ScaleRequest{}, false)); got["risk"] != 4 || got["other"] != 2 {
+		t.Errorf("first assignment: %v, want the file's 4 and 2", got)
+	}
+	if got := par(c.operators(&prev, ScaleRequest{}, false)); got["risk"] != 6 {
+		t.Errorf("after a rescale to 6: %v, want 6 kept", got)
+	}
+	if got := par(c.operators(&prev, ScaleRequest{Operator: "other", Parallelism: 3}, true)); got["risk"] != 6 || got["other"] != 3 {
+		t.Errorf("request other=3: %v, want risk 6, other 3", got)
+	}
+}
