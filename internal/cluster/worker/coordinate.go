@@ -26,6 +26,9 @@ type coordinator struct {
 	seen    []string
 	since   time.Time
 	lastEnd time.Time // end of the last checkpoint round
+	lastGC  time.Time
+	// lastCompleted is the last checkpoint this coordinator completed.
+	lastCompleted uint64
 }
 
 // coordinate acts as coordinator under l until ctx ends or l is lost.
@@ -68,6 +71,12 @@ func (w *worker) coordinate(ctx context.Context, l *lease.Lease) error {
 		}
 		if err != nil && ctx.Err() == nil {
 			w.log.Warn("cluster checkpoint failed; the next one retries", "error", err)
+		}
+		if err == nil && time.Since(c.lastGC) >= gcInterval {
+			c.lastGC = time.Now()
+			if err := c.collectGarbage(ctx, c.lastCompleted); err != nil && ctx.Err() == nil {
+				w.log.Warn("deleting unreferenced state objects failed; the next collection retries", "error", err)
+			}
 		}
 	}
 }

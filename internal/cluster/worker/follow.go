@@ -41,6 +41,11 @@ func (w *worker) follow(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = osub.Unsubscribe() }()
+	fsub, err := w.conn.NC.Subscribe(w.subj.forget, w.forgetObjects)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = fsub.Unsubscribe() }()
 	f := &follower{w: w}
 	defer f.halt()
 	tick := time.NewTicker(500 * time.Millisecond)

@@ -32,6 +32,7 @@ func (c *coordinator) round(ctx context.Context, a assign.Assignment) error {
 		return fmt.Errorf("checkpoint %d: %w", n, err)
 	}
 	c.announce(outcome{Checkpoint: n, Completed: true})
+	c.lastCompleted = n
 	return nil
 }
 

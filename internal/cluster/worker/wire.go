@@ -9,11 +9,11 @@ import (
 // the coordinator broadcasts triggers and outcomes, workers send acks as
 // requests. They carry no decision: the fenced records in the control
 // bucket do, and a worker that misses a broadcast reads them.
-type subjects struct{ trigger, ack, outcome string }
+type subjects struct{ trigger, ack, outcome, forget string }
 
 func subjectsOf(pipeline string) subjects {
 	p := "wasmstream." + pipeline + ".ctl."
-	return subjects{trigger: p + "trigger", ack: p + "ack", outcome: p + "outcome"}
+	return subjects{trigger: p + "trigger", ack: p + "ack", outcome: p + "outcome", forget: p + "forget"}
 }
 
 // trigger asks the workers of assignment epoch Assignment for checkpoint

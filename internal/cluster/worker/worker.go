@@ -187,7 +187,15 @@ func (w *worker) connect(ctx context.Context) error {
 	if err := os.MkdirAll(dir, privatefs.DirMode); err != nil {
 		return err
 	}
-	w.ship, err = ship.New(ctx, w.obs, ship.Options{IndexDir: filepath.Join(dir, "index"), CacheDir: filepath.Join(dir, "cache")})
+	// The upload index lists objects this worker saw in the bucket; the
+	// coordinator's garbage collection may have deleted some while the
+	// worker was down, and only running workers hear of it. Start afresh:
+	// the first checkpoint then asks the bucket per file.
+	index := filepath.Join(dir, "index")
+	if err := os.RemoveAll(index); err != nil {
+		return err
+	}
+	w.ship, err = ship.New(ctx, w.obs, ship.Options{IndexDir: index, CacheDir: filepath.Join(dir, "cache")})
 	return err
 }
 
