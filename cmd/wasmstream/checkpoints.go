@@ -10,7 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/cluster/clusterckpt"
 	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 // errVerifyFailed: at least one checkpoint failed verification. The details
@@ -32,11 +34,20 @@ func newCheckpointsCommand() *cobra.Command {
 		Long: `list, inspect and verify read the checkpoints a pipeline wrote under
 <data_dir>/checkpoints, without running the pipeline or connecting to NATS: give the
 pipeline file (its data_dir is used) or --data-dir DIR. trigger asks the running
-pipeline for a checkpoint now. Every subcommand prints JSON with --json.`,
+pipeline for a checkpoint now. Every subcommand prints JSON with --json.
+
+The pipeline file decides which checkpoints are meant: a file with a cluster block
+(a pipeline run by "wasmstream worker") names the cluster's checkpoints, which list,
+inspect and verify read from its NATS at server.url: the completion records in the
+control bucket (KV wasmstream-<pipeline>, read through the stream leader) and the
+manifests and state in the Object Store wasmstream-<pipeline>-state; the buckets
+are only read. --data-dir always means the data dir's own checkpoints. trigger asks a
+single-process pipeline only: the workers' coordinator checkpoints on its interval.`,
 		Example: `  wasmstream checkpoints list examples/payment-risk/pipeline.hcl
   wasmstream checkpoints inspect examples/payment-risk/pipeline.hcl 42 --files
   wasmstream checkpoints verify --data-dir /var/lib/payment-risk
-  wasmstream checkpoints trigger examples/payment-risk/pipeline.hcl`,
+  wasmstream checkpoints trigger examples/payment-risk/pipeline.hcl
+  wasmstream checkpoints verify cluster-pipeline.hcl --all`,
 		// A parent without RunE prints its help and exits 0 for a mistyped
 		// subcommand; a script must see the mistake.
 		Args: cobra.ArbitraryArgs,
@@ -96,23 +107,35 @@ func andWhat(what string) string {
 	return " and " + what
 }
 
-// root returns the checkpoint root and the arguments after the pipeline
-// file. The pipeline file is loaded only for its data_dir.
-func (f *checkpointsCmdFlags) root(cmd *cobra.Command, args []string) (string, []string, error) {
+// checkpointsTarget is where a subcommand reads checkpoints: the data
+// dir's checkpoint root, or, for a pipeline file with a cluster block, the
+// cluster's control bucket and Object Store on its NATS.
+type checkpointsTarget struct {
+	root string
+	// cfg is the pipeline file's; nil with --data-dir.
+	cfg *config.Pipeline
+}
+
+// cluster reports whether the checkpoints are a cluster pipeline's.
+func (t checkpointsTarget) cluster() bool { return t.cfg != nil && clusterckpt.IsCluster(t.cfg) }
+
+// target returns where the checkpoints are and the arguments after the
+// pipeline file. --data-dir always means the data dir's own checkpoints.
+func (f *checkpointsCmdFlags) target(cmd *cobra.Command, args []string) (checkpointsTarget, []string, error) {
 	if f.dataDir != "" {
 		// Absolute, like a pipeline's data_dir, so messages name the same
 		// directory whichever form was used.
 		dir, err := filepath.Abs(f.dataDir)
 		if err != nil {
-			return "", nil, fmt.Errorf("--data-dir %q: %w", f.dataDir, err)
+			return checkpointsTarget{}, nil, fmt.Errorf("--data-dir %q: %w", f.dataDir, err)
 		}
-		return engine.CheckpointRootIn(dir), args, nil
+		return checkpointsTarget{root: engine.CheckpointRootIn(dir)}, args, nil
 	}
 	cfg, err := loadConfig(args[0], cmd.ErrOrStderr())
 	if err != nil {
-		return "", nil, err
+		return checkpointsTarget{}, nil, err
 	}
-	return engine.CheckpointRoot(cfg), args[1:], nil
+	return checkpointsTarget{root: engine.CheckpointRoot(cfg), cfg: cfg}, args[1:], nil
 }
 
 // parseCheckpointID reads a checkpoint id as `checkpoints list` prints it.

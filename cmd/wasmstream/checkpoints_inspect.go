@@ -22,7 +22,7 @@ type inspectFlags struct {
 func newCheckpointsInspectCommand() *cobra.Command {
 	f := &inspectFlags{}
 	cmd := &cobra.Command{
-		Use:   "inspect (PIPELINE.hcl | --data-dir DIR) ID",
+		Use:   "inspect (PIPELINE.hcl | --data-dir DIR) [ID]",
 		Short: "Show everything a checkpoint's manifest records",
 		Long: `Inspect prints the manifest of one checkpoint: when it was triggered and completed, its
 duration, alignment, longest pause, mode and sizes, the restore its run started from
@@ -35,11 +35,20 @@ with the checkpoint. It reads the manifest only: run verify to check the files.
 
 With --json: the manifest as stored (MANIFEST.json, see checkpoint/FORMAT.md) plus two
 computed fields, "dir" (the checkpoint directory) and "file_count"; --files and --config
-do not change it.`,
+do not change it.
+
+For a pipeline file with a cluster block, inspect prints the global manifest of a
+cluster checkpoint, the latest when no id is given (see wasmstream checkpoints --help):
+its object, generation, assignment epoch, workers and sizes, each source's position,
+and per operator its version and its tasks with their key-group ranges, positions, the
+worker that uploaded each, its task manifest object and its bytes. --files lists the
+task manifest objects with size and SHA-256. With --json: the global manifest as
+stored plus "object", "sha256" (from the completion record), "latest", "bucket" and
+"server".`,
 		Example: `  wasmstream checkpoints inspect examples/payment-risk/pipeline.hcl 42
   wasmstream checkpoints inspect --data-dir /var/lib/payment-risk 42 --files --config
   wasmstream checkpoints inspect --data-dir /var/lib/payment-risk 42 --json`,
-		Args: f.args(1, 1, "the checkpoint id"),
+		Args: f.args(0, 1, "the checkpoint id"),
 		RunE: func(cmd *cobra.Command, args []string) error { return inspect(cmd, f, args) },
 	}
 	f.addFlags(cmd)
@@ -57,10 +66,17 @@ type inspectJSON struct {
 }
 
 func inspect(cmd *cobra.Command, f *inspectFlags, args []string) error {
-	root, rest, err := f.root(cmd, args)
+	t, rest, err := f.target(cmd, args)
 	if err != nil {
 		return err
 	}
+	if t.cluster() {
+		return inspectCluster(cmd, f, t.cfg, rest)
+	}
+	if len(rest) == 0 {
+		return fmt.Errorf("%s: give the checkpoint id (only a cluster pipeline's default is its latest); usage: %s", cmd.CommandPath(), cmd.UseLine())
+	}
+	root := t.root
 	id, err := parseCheckpointID(rest[0])
 	if err != nil {
 		return err
@@ -142,6 +158,19 @@ func writeSources(out io.Writer, sources []checkpoint.SourcePosition) {
 
 // writeOperator prints one operator's version and its task table.
 func writeOperator(out io.Writer, op checkpoint.OperatorEntry) {
+	writeOperatorVersion(out, op)
+	fmt.Fprintf(out, "  tasks (%d)\n", len(op.Tasks))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "    TASK\tKEY GROUPS\tINPUTS\tPAUSE\tALIGNMENT\tUNALIGNED")
+	for i, t := range op.Tasks {
+		fmt.Fprintf(tw, "    %d\t[%d, %d)\t%s\t%s\t%s\t%s\n", i, t.Start, t.End, formatInputs(t.Inputs),
+			humanDuration(t.PauseNanos), humanDuration(t.AlignmentNanos), yesNo(t.Unaligned))
+	}
+	_ = tw.Flush()
+}
+
+// writeOperatorVersion prints what an operator entry says besides its tasks.
+func writeOperatorVersion(out io.Writer, op checkpoint.OperatorEntry) {
 	fmt.Fprintf(out, "\noperator %q\n", op.Name)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  module sha256\t%s\n", op.ModuleSHA256)
@@ -150,14 +179,6 @@ func writeOperator(out io.Writer, op checkpoint.OperatorEntry) {
 	fmt.Fprintf(tw, "  state version\t%s\n", dashIfEmpty(op.StateVersion))
 	fmt.Fprintf(tw, "  declared state versions\t%s\n", dashIfEmpty(stateVersionList(op.StateVersions)))
 	fmt.Fprintf(tw, "  max parallelism\t%d key groups\n", op.MaxParallelism)
-	_ = tw.Flush()
-	fmt.Fprintf(out, "  tasks (%d)\n", len(op.Tasks))
-	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "    TASK\tKEY GROUPS\tINPUTS\tPAUSE\tALIGNMENT\tUNALIGNED")
-	for i, t := range op.Tasks {
-		fmt.Fprintf(tw, "    %d\t[%d, %d)\t%s\t%s\t%s\t%s\n", i, t.Start, t.End, formatInputs(t.Inputs),
-			humanDuration(t.PauseNanos), humanDuration(t.AlignmentNanos), yesNo(t.Unaligned))
-	}
 	_ = tw.Flush()
 }
 

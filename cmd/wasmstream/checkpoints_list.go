@@ -30,16 +30,29 @@ printed after the table; list still exits 0, so run verify to fail on damage.
 
 With --json: an array, newest first, of {"id", "completed", "duration_ns", "alignment_ns",
 "max_pause_ns", "mode", "bytes_total", "bytes_new", "positions": {source: last_sequence},
-"operators": [{"name", "module_sha256"}]}, or {"id", "error"} for an unreadable one.`,
+"operators": [{"name", "module_sha256"}]}, or {"id", "error"} for an unreadable one.
+
+For a pipeline file with a cluster block, list prints the cluster's completed
+checkpoints instead, read from its NATS (see wasmstream checkpoints --help): per
+checkpoint its id (the latest, which workers restore, is marked), the generation of
+the coordinator that completed it, the assignment epoch its workers ran under, when it
+was triggered, how long it took, the workers that acked it, the bytes of its task
+checkpoints and the part it uploaded, the position of each source (the lowest any
+worker reported) and the operator versions. With --json each row also has "latest",
+"generation", "assignment", "manifest" (its Object Store object), "created", "workers"
+and "task_checkpoints".`,
 		Example: `  wasmstream checkpoints list examples/payment-risk/pipeline.hcl
   wasmstream checkpoints list --data-dir /var/lib/payment-risk --json`,
 		Args: f.args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, _, err := f.root(cmd, args)
+			t, _, err := f.target(cmd, args)
 			if err != nil {
 				return err
 			}
-			return listCheckpoints(cmd.OutOrStdout(), root, f.json)
+			if t.cluster() {
+				return listCluster(cmd, t.cfg, f.json)
+			}
+			return listCheckpoints(cmd.OutOrStdout(), t.root, f.json)
 		},
 	}
 	f.addFlags(cmd)

@@ -11,10 +11,17 @@ import (
 	"github.com/wasmstream/wasmstream/checkpoint"
 )
 
+// verifyFlags are verify's flags: --all checks every checkpoint, which a
+// data dir's verify does without an id anyway.
+type verifyFlags struct {
+	checkpointsCmdFlags
+	all bool
+}
+
 func newCheckpointsVerifyCommand() *cobra.Command {
-	f := &checkpointsCmdFlags{}
+	f := &verifyFlags{}
 	cmd := &cobra.Command{
-		Use:   "verify (PIPELINE.hcl | --data-dir DIR) [ID]",
+		Use:   "verify (PIPELINE.hcl | --data-dir DIR) [ID | --all]",
 		Short: "Check one or every checkpoint's files against its manifest",
 		Long: `Verify reads every byte of a checkpoint (or of every checkpoint, newest first, when no id
 is given) and checks it against the manifest: each listed file is present with its size
@@ -24,13 +31,24 @@ and exits non-zero if any failed. A restore refuses a checkpoint that fails here
 back to an older one that passes is an explicit choice.
 
 With --json: an array of {"id", "ok", "files", "bytes"} or {"id", "ok": false, "error"};
-the exit status is non-zero on failure too.`,
+the exit status is non-zero on failure too.
+
+For a pipeline file with a cluster block, verify checks a cluster checkpoint in the
+Object Store (see wasmstream checkpoints --help): the latest when no id is given,
+every completed one with --all (each reads all its state, shared objects again). Every
+object is read whole and checked: the global manifest against the SHA-256 of its
+completion record, each task manifest against its reference, each state object's size
+and SHA-256 against its task manifest. A damaged or missing object fails it, naming
+the object and the checkpoint, and the exit status is non-zero. With --json: an array
+of {"id", "ok", "task_checkpoints", "bytes"} or {"id", "ok": false, "error"}.`,
 		Example: `  wasmstream checkpoints verify examples/payment-risk/pipeline.hcl
-  wasmstream checkpoints verify --data-dir /var/lib/payment-risk 42 --json`,
+  wasmstream checkpoints verify --data-dir /var/lib/payment-risk 42 --json
+  wasmstream checkpoints verify cluster-pipeline.hcl --all`,
 		Args: f.args(0, 1, "at most one checkpoint id"),
 		RunE: func(cmd *cobra.Command, args []string) error { return verify(cmd, f, args) },
 	}
 	f.addFlags(cmd)
+	cmd.Flags().BoolVar(&f.all, "all", false, "verify every checkpoint (a data dir's default; a cluster pipeline's default is its latest)")
 	return cmd
 }
 
@@ -44,11 +62,18 @@ type verifyResult struct {
 	Error string `json:"error,omitempty"`
 }
 
-func verify(cmd *cobra.Command, f *checkpointsCmdFlags, args []string) error {
-	root, rest, err := f.root(cmd, args)
+func verify(cmd *cobra.Command, f *verifyFlags, args []string) error {
+	t, rest, err := f.target(cmd, args)
 	if err != nil {
 		return err
 	}
+	if f.all && len(rest) > 0 {
+		return fmt.Errorf("%s: give a checkpoint id or --all, not both; usage: %s", cmd.CommandPath(), cmd.UseLine())
+	}
+	if t.cluster() {
+		return verifyCluster(cmd, f, t.cfg, rest)
+	}
+	root := t.root
 	ids, err := verifyTargets(root, rest)
 	if err != nil {
 		return err

@@ -34,7 +34,10 @@ with the usual checks (every file's checksum, module, stream identity).
 
 list, inspect, rm, export and import (of a file) work on the data dir only: give the
 pipeline file (its data_dir is used) or --data-dir DIR. create and anything with the
-Object Store need the pipeline file. create, list and inspect print JSON with --json.`,
+Object Store need the pipeline file. create, list and inspect print JSON with --json.
+For a pipeline file with a cluster block, create saves a completed cluster checkpoint
+from the pipeline's NATS (see savepoint create --help); the savepoint is then an
+ordinary one of the data dir.`,
 		Example: `  wasmstream savepoint create pipeline.hcl --name before-v2 --description "before the v2 rollout"
   wasmstream savepoint list pipeline.hcl
   wasmstream savepoint export pipeline.hcl before-v2 before-v2.tar
