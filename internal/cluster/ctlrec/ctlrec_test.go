@@ -92,6 +92,13 @@ func TestLatestFindsACompletionWithoutLatest(t *testing.T) {
 	if got, err := ctlrec.Latest(ctx, b); err != nil || got.Checkpoint != 3 {
 		t.Fatalf("Latest = %+v, %v; want checkpoint 3 past the aborted 2", got, err)
 	}
+	// A seeded checkpoint takes at least its savepoint's id; ids never go back.
+	if p, err := ctlrec.ClaimAtLeast(ctx, b, l, 1, false, 41); err != nil || p.Checkpoint != 41 {
+		t.Fatalf("ClaimAtLeast(41) = %+v, %v; want 41", p, err)
+	}
+	if p, err := ctlrec.ClaimAtLeast(ctx, b, l, 1, false, 7); err != nil || p.Checkpoint != 42 {
+		t.Fatalf("ClaimAtLeast(7) after 41 = %+v, %v; want 42", p, err)
+	}
 }
 
 func claim(t *testing.T, b *lease.Bucket, l *lease.Lease, assignment uint64) ctlrec.Pending {

@@ -19,11 +19,18 @@ var ErrMismatch = errors.New("control record does not match the coordinator's le
 // stream leader). A refused write is lease.ErrLost: l's holder is no
 // longer coordinator and must step down.
 func Claim(ctx context.Context, b *lease.Bucket, l *lease.Lease, assignment uint64, final bool) (Pending, error) {
+	return ClaimAtLeast(ctx, b, l, assignment, final, 1)
+}
+
+// ClaimAtLeast is Claim with an N of at least least: a checkpoint seeded
+// from a savepoint takes the savepoint's id or more, so that the epochs
+// of the transactional outputs staged in it are never above its N.
+func ClaimAtLeast(ctx context.Context, b *lease.Bucket, l *lease.Lease, assignment uint64, final bool, least uint64) (Pending, error) {
 	last, err := lastClaimed(ctx, b)
 	if err != nil {
 		return Pending{}, err
 	}
-	p := Pending{Version: Version, Checkpoint: last + 1, Generation: l.Generation(), Assignment: assignment, Final: final}
+	p := Pending{Version: Version, Checkpoint: max(last+1, least), Generation: l.Generation(), Assignment: assignment, Final: final}
 	if err := put(ctx, l, PendingKey, p); err != nil {
 		return Pending{}, fmt.Errorf("claim checkpoint %d: %w", p.Checkpoint, err)
 	}
