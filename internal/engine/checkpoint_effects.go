@@ -80,10 +80,15 @@ func (p *Pipeline) persistCheckpoint(ctx context.Context, a protocol.Persist) (c
 func (p *Pipeline) commitDeadLetters() error {
 	b := p.store.NewBatch()
 	defer b.Close()
-	if err := p.dead.putAll(b); err != nil {
+	committed, err := p.dead.putChanged(b)
+	if err != nil || b.Empty() {
 		return err
 	}
-	return b.Commit(pebble.NoSync)
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return err
+	}
+	committed()
+	return nil
 }
 
 // manifest describes a collected checkpoint: positions per source, and per

@@ -45,6 +45,33 @@ type ClusterPart struct {
 	// repeat within the duplicate window harmless).
 	PublishedThrough func(ctx context.Context) (uint64, error)
 	MarkPublished    func(ctx context.Context, id uint64) error
+	// Gate is asked before the part publishes outputs or dead letters; it
+	// returns once the part may (its tasks are still its worker's), or an
+	// error that fails the part. Nil: no gate.
+	Gate func(ctx context.Context) error
+}
+
+// gate asks the cluster part's Gate; it gives up when the pipeline failed.
+func (p *Pipeline) gate() error {
+	if c := p.opts.Cluster; c != nil && c.Gate != nil {
+		return c.Gate(p.gateCtx)
+	}
+	return nil
+}
+
+// watchFailure cancels the context of gate waits once the pipeline failed
+// or stopped, so that no task waits for a gate nobody opens.
+func (p *Pipeline) watchFailure() {
+	ctx, cancel := context.WithCancel(context.Background())
+	p.gateCtx, p.gateCancel = ctx, cancel
+	go func() {
+		defer cancel()
+		select {
+		case <-p.failed:
+		case <-p.stopped:
+		case <-ctx.Done(): // Close
+		}
+	}()
 }
 
 // errClusterSource: a source whose stream removes what is acknowledged

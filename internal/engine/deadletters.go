@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -26,6 +28,12 @@ type deadLetters struct {
 	// published counts, per operator, the dead letters published since Open,
 	// whatever the reason (Stats.DeadLettered).
 	published map[string]uint64
+	// dirty names the operators whose list changed since it was last
+	// committed: a checkpoint writes only those, so a checkpoint of
+	// unchanged state writes nothing (and a cluster uploads nothing new).
+	// The value counts the changes, so that a change made while a
+	// checkpoint commits keeps the operator dirty.
+	dirty map[string]uint64
 }
 
 type deadKey struct {
@@ -60,7 +68,13 @@ func (d *deadLetters) load(store *state.Store, ops []config.Operator) error {
 func (d *deadLetters) add(op string, k deadKey) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.set[op][k] = true
+	if !d.set[op][k] {
+		d.set[op][k] = true
+		if d.dirty == nil {
+			d.dirty = map[string]uint64{}
+		}
+		d.dirty[op]++
+	}
 }
 
 func (d *deadLetters) countPublished(op string) {
@@ -90,23 +104,34 @@ func (d *deadLetters) empty(op string) bool {
 	return len(d.set[op]) == 0
 }
 
-func (d *deadLetters) putAll(b *pebble.Batch) error {
+// putChanged writes the lists that changed since their last commit into
+// b, sorted; committed marks them clean once b is committed (until then a
+// failed checkpoint leaves them to the next one).
+func (d *deadLetters) putChanged(b *pebble.Batch) (committed func(), err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for op, keys := range d.set {
-		list := make([]deadKey, 0, len(keys))
-		for k := range keys {
-			list = append(list, k)
-		}
+	written := maps.Clone(d.dirty)
+	for _, op := range slices.Sorted(maps.Keys(written)) {
+		list := slices.SortedFunc(maps.Keys(d.set[op]), func(a, b deadKey) int {
+			return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Sequence, b.Sequence))
+		})
 		raw, err := json.Marshal(list)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := state.PutMeta(b, metaDeadLetters(op), raw); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for op, n := range written {
+			if d.dirty[op] == n {
+				delete(d.dirty, op)
+			}
+		}
+	}, nil
 }
 
 // skipDeadLettered drops records this operator already isolated in an
@@ -142,6 +167,9 @@ func (p *Pipeline) deadLetter(ctx context.Context, op *operator, src *source, m 
 		h = nats.Header{}
 	}
 	maps.Copy(h, engineHeaders)
+	if err := p.gate(); err != nil {
+		return fmt.Errorf("operator %q: dead letter: %w", op.cfg.Name, err)
+	}
 	p.dead.add(op.cfg.Name, deadKey{Source: src.cfg.Name, Sequence: m.Sequence})
 	msg := fitDeadLetter(natsio.OutMessage{
 		Subject: op.cfg.DeadLetterSubject,

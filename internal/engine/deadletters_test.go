@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
@@ -137,4 +140,42 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// A checkpoint writes only the dead-letter lists that changed since the
+// last commit, so unchanged state writes nothing; a decision taken while a
+// checkpoint commits is written by the next one.
+func TestDeadLetterListsWrittenOnlyWhenChanged(t *testing.T) {
+	st, err := state.Open(t.TempDir(), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	d := &deadLetters{}
+	if err := d.load(st, []config.Operator{{Name: "op"}}); err != nil {
+		t.Fatal(err)
+	}
+	put := func() (*pebble.Batch, func()) {
+		b := st.NewBatch()
+		t.Cleanup(func() { b.Close() })
+		committed, err := d.putChanged(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, committed
+	}
+	if b, _ := put(); !b.Empty() {
+		t.Fatal("nothing changed, yet the lists are written")
+	}
+	d.add("op", deadKey{Source: "s", Sequence: 9})
+	d.add("op", deadKey{Source: "s", Sequence: 2})
+	b, committed := put()
+	if b.Empty() {
+		t.Fatal("a new decision is not written")
+	}
+	d.add("op", deadKey{Source: "s", Sequence: 5}) // while the checkpoint commits
+	committed()
+	if b, _ := put(); b.Empty() {
+		t.Fatal("the decision taken during the commit is lost")
+	}
 }

@@ -65,6 +65,8 @@ type Pipeline struct {
 	failed      chan struct{}
 	failOnce    sync.Once
 	failErr     error
+	gateCtx     context.Context // ends when the pipeline failed, stopped or closed (watchFailure)
+	gateCancel  context.CancelFunc
 }
 
 var errPipelineFailed = coordinator.ErrStopped
@@ -86,6 +88,7 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 			return nil, err
 		}
 	}
+	p.watchFailure()
 	if p.lock, err = recovery.Lock(cfg.DataDir); err != nil {
 		return nil, err
 	}
@@ -336,6 +339,9 @@ func (p *Pipeline) Close() {
 
 func (p *Pipeline) close() {
 	ctx := context.Background()
+	if p.gateCancel != nil {
+		p.gateCancel()
+	}
 	p.control.Close()
 	for _, s := range p.sources {
 		if s.src != nil {

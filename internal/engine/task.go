@@ -212,6 +212,11 @@ func (t *task) toHost(recs []inputRecord) []host.Record {
 // publish sends the accepted outputs (prepareOutputs) to their sinks, or
 // stages those of transactional sinks for the next snapshot.
 func (t *task) publish(ctx context.Context) error {
+	if len(t.prepared) > 0 {
+		if err := t.op.p.gate(); err != nil {
+			return fmt.Errorf("operator %q: %w", t.op.cfg.Name, err)
+		}
+	}
 	for i := range t.prepared {
 		out := &t.prepared[i]
 		if out.sink.cfg.Mode == config.ModeTransactional {

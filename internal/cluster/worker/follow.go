@@ -93,6 +93,7 @@ func (f *follower) settle(ctx context.Context) error {
 			f.cur, f.retryAt = nil, time.Now().Add(time.Second)
 		}
 	}
+	sent := time.Now()
 	a, err := ctlrec.ReadAssignment(ctx, f.w.bucket)
 	if errors.Is(err, lease.ErrNotFound) {
 		return nil // no coordinator decided yet
@@ -100,7 +101,7 @@ func (f *follower) settle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := f.apply(ctx, a); err != nil {
+	if err := f.apply(ctx, a, sent.Add(f.w.window)); err != nil {
 		return err
 	}
 	if t := f.waiting; t != nil && f.cur != nil && f.cur.epoch.Load() == t.Assignment {
@@ -113,11 +114,13 @@ func (f *follower) settle(ctx context.Context) error {
 // apply runs the tasks a gives this worker: a part whose tasks stay the
 // same only takes the new epoch; any other change stops it and starts the
 // new tasks from the last completed cluster checkpoint.
-func (f *follower) apply(ctx context.Context, a assign.Assignment) error {
+// A part that keeps its tasks may publish until confirmed (fence).
+func (f *follower) apply(ctx context.Context, a assign.Assignment, confirmed time.Time) error {
 	mine := tasksOf(a, f.w.id)
 	if f.cur != nil {
 		if sameRanges(rangesOf(f.cur.cfg, f.cur.tasks), rangesOf(atParallelism(f.w.cfg, a), mine)) {
 			f.cur.epoch.Store(a.Epoch)
+			f.cur.fence.confirm(confirmed)
 			return nil
 		}
 		f.w.log.Info("assignment changed this worker's tasks; stopping them", "assignment", a.Epoch, "tasks", mine)
@@ -126,7 +129,7 @@ func (f *follower) apply(ctx context.Context, a assign.Assignment) error {
 	if len(mine) == 0 || time.Now().Before(f.retryAt) {
 		return nil
 	}
-	pt, err := f.w.startPart(ctx, a, mine)
+	pt, err := f.w.startPart(ctx, a, mine, confirmed)
 	if err != nil {
 		f.retryAt = time.Now().Add(2 * time.Second)
 		return err

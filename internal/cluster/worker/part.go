@@ -41,25 +41,28 @@ type part struct {
 	mu       sync.Mutex
 	triggers map[uint64]trigger // asked for, not yet persisted
 
-	stop func()
-	done chan struct{}
+	fence *fence // holds outputs back unless the tasks were confirmed lately
+	stop  func()
+	done  chan struct{}
 	err  error // Run's result, once done is closed
 }
 
 // startPart restores the tasks mine of assignment a from the last
 // completed cluster checkpoint and starts running them.
-func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[string][]int) (*part, error) {
+func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[string][]int, confirmed time.Time) (*part, error) {
 	started := time.Now()
 	cfg := atParallelism(w.cfg, a)
 	restored, err := w.materialize(ctx, cfg, mine)
 	if err != nil {
 		return nil, err
 	}
-	pt := &part{w: w, cfg: cfg, tasks: mine, triggers: map[uint64]trigger{}, done: make(chan struct{})}
+	pt := &part{w: w, cfg: cfg, tasks: mine, triggers: map[uint64]trigger{}, fence: newFence(), done: make(chan struct{})}
+	pt.fence.confirm(confirmed)
 	pt.epoch.Store(a.Epoch)
 	opts := w.base
 	opts.Recovery = engine.RecoveryOptions{}
-	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist, PublishedThrough: pt.publishedThrough, MarkPublished: pt.markPublished}
+	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist, PublishedThrough: pt.publishedThrough, MarkPublished: pt.markPublished,
+		Gate: func(ctx context.Context) error { return pt.fence.wait(ctx, w.askAssignment) }}
 	if pt.p, err = engine.Open(ctx, cfg, opts); err != nil {
 		return nil, err
 	}
@@ -263,6 +266,7 @@ func withTimeout(ctx context.Context, d time.Duration) context.Context {
 // halt stops the part's pipeline (no final checkpoint: its tasks restore
 // from the last cluster checkpoint wherever they run next) and waits.
 func (pt *part) halt() {
+	pt.fence.stop()
 	pt.stop()
 	<-pt.done
 }

@@ -60,6 +60,8 @@ type worker struct {
 	wake chan struct{}
 	// timeout bounds one cluster checkpoint.
 	timeout time.Duration
+	// window is how long a read of the assignment lets a part publish (fence).
+	window time.Duration
 }
 
 // Run joins the pipeline's workers and runs the tasks the coordinator
@@ -131,7 +133,7 @@ func start(ctx context.Context, o Options) (*worker, error) {
 		id = defaultID()
 	}
 	w := &worker{cfg: cfg, id: id, log: logger, base: o.Engine, subj: subjectsOf(cfg.Name), outcomes: newOutcomeBoard(),
-		wake: make(chan struct{}, 1), timeout: checkpointTimeout(cfg)}
+		wake: make(chan struct{}, 1), timeout: checkpointTimeout(cfg), window: confirmWindow(cfg.Cluster.WorkerTimeout, cfg.Cluster.Stabilization)}
 	if err := w.connect(ctx); err != nil {
 		w.close()
 		return nil, err
@@ -177,11 +179,19 @@ func (w *worker) connect(ctx context.Context) error {
 	}
 	w.conn = conn
 	replicas := w.cfg.Cluster.Replicas
-	if w.bucket, err = lease.EnsureBucket(ctx, conn.JS, BucketName(w.cfg.Name), replicas); err != nil {
-		return fmt.Errorf("pipeline %q: control bucket: %w", w.cfg.Name, err)
+	err = w.retryAsset(ctx, "control bucket", func() (err error) {
+		w.bucket, err = lease.EnsureBucket(ctx, conn.JS, BucketName(w.cfg.Name), replicas)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	if w.obs, err = conn.EnsureObjectStore(ctx, natsio.ObjectStoreSpec{Bucket: ObjectStoreName(w.cfg.Name), Replicas: replicas}); err != nil {
-		return fmt.Errorf("pipeline %q: state object store: %w", w.cfg.Name, err)
+	err = w.retryAsset(ctx, "state object store", func() (err error) {
+		w.obs, err = conn.EnsureObjectStore(ctx, natsio.ObjectStoreSpec{Bucket: ObjectStoreName(w.cfg.Name), Replicas: replicas})
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	dir := filepath.Join(w.cfg.DataDir, "cluster")
 	if err := os.MkdirAll(dir, privatefs.DirMode); err != nil {
@@ -197,6 +207,30 @@ func (w *worker) connect(ctx context.Context) error {
 	}
 	w.ship, err = ship.New(ctx, w.obs, ship.Options{IndexDir: index, CacheDir: filepath.Join(dir, "cache")})
 	return err
+}
+
+// assetAttempts bounds the attempts to create or open an asset: several
+// workers starting at once create the same R3 assets, and the meta leader
+// answers some of them only after its timeout.
+const assetAttempts = 5
+
+// retryAsset runs ensure until it succeeds, a configuration error (which
+// another attempt cannot mend) or assetAttempts.
+func (w *worker) retryAsset(ctx context.Context, what string, ensure func() error) error {
+	var err error
+	for attempt := 1; attempt <= assetAttempts; attempt++ {
+		if err = ensure(); err == nil || errors.Is(err, lease.ErrBucketConfig) || errors.Is(err, lease.ErrInvalid) {
+			break
+		}
+		w.log.Warn("creating a cluster asset failed; retrying", "asset", what, "attempt", attempt, "error", err)
+		if serr := sleep(ctx, time.Duration(attempt)*time.Second); serr != nil {
+			return serr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("pipeline %q: %s: %w", w.cfg.Name, what, err)
+	}
+	return nil
 }
 
 // join acquires the membership lease, waiting for the lease of an earlier
@@ -253,6 +287,14 @@ func (w *worker) close() {
 	}
 	if w.conn != nil {
 		w.conn.Close()
+	}
+}
+
+// askAssignment makes the follower read the assignment now.
+func (w *worker) askAssignment() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 
