@@ -90,12 +90,23 @@ func TestCheckOutputs(t *testing.T) {
 	}
 }
 
-// The pipeline file the workers get is valid, declares the streams the
-// test creates, and names what the output ids are built from.
+// The pipeline file the workers get is valid in both sink modes, declares
+// the streams the test creates, and names what the output ids are built
+// from. A transactional sink's output stream is created allowing atomic
+// batches, as a worker requires of it.
 func TestPipelineFileMatchesTheHarness(t *testing.T) {
+	for _, mode := range []string{"", config.ModeTransactional} {
+		t.Run(orIdempotent(mode), func(t *testing.T) { checkPipelineFile(t, mode) })
+	}
+	if got, want := outputID(7), "accept.sum.events.7.0"; got != want {
+		t.Errorf("outputID(7) = %q, want %q", got, want)
+	}
+}
+
+func checkPipelineFile(t *testing.T, mode string) {
 	dir := t.TempDir()
 	file := pipelineFile{urls: "nats://127.0.0.1:4222,nats://127.0.0.1:4223,nats://127.0.0.1:4224",
-		dataDir: filepath.Join(dir, "w0"), module: filepath.Join(dir, "sum2.wasm")}
+		dataDir: filepath.Join(dir, "w0"), module: filepath.Join(dir, "sum2.wasm"), mode: mode}
 	cfg, diags, err := config.Parse([]byte(file.hcl()), filepath.Join(dir, "w0.hcl"))
 	if err != nil {
 		t.Fatalf("the workers' pipeline file does not load: %v\n%v\n%s", err, diags, file.hcl())
@@ -103,23 +114,26 @@ func TestPipelineFileMatchesTheHarness(t *testing.T) {
 	if cfg.Name != pipelineName || cfg.DataDir != file.dataDir {
 		t.Errorf("name %q, data_dir %q; want %q, %q", cfg.Name, cfg.DataDir, pipelineName, file.dataDir)
 	}
-	if got := fmt.Sprintf("%s/%s", cfg.Cluster.WorkerTimeout, cfg.Cluster.LeaseTTL); got != "2s/6s" {
-		t.Errorf("cluster worker_timeout/lease_ttl = %s, want 2s/6s (workerTimeout, leaseTTL)", got)
+	if got := fmt.Sprintf("%s/%s", cfg.Cluster.WorkerTimeout, cfg.Cluster.LeaseTTL); got != workerTimeout+"/"+leaseTTL {
+		t.Errorf("cluster worker_timeout/lease_ttl = %s, want %s/%s (workerTimeout, leaseTTL)", got, workerTimeout, leaseTTL)
 	}
-	for _, want := range streamConfigs() {
+	if cfg.Cluster.Replicas != replicas {
+		t.Errorf("cluster replicas %d; the test creates the control bucket with %d", cfg.Cluster.Replicas, replicas)
+	}
+	for _, want := range streamConfigs(mode) {
 		s := cfg.Stream(want.Name)
 		if s == nil || !slices.Equal(s.Subjects, want.Subjects) || s.Replicas != want.Replicas || s.DuplicateWindow != want.Duplicates {
 			t.Errorf("stream %s in the pipeline file: %+v; the test creates %v R%d window %s", want.Name, s, want.Subjects, want.Replicas, want.Duplicates)
 		}
 	}
+	if atomic := streamConfigs(mode)[1].AllowAtomicPublish; atomic != (mode == config.ModeTransactional) {
+		t.Errorf("output stream allows atomic publish: %v, sink mode %q", atomic, mode)
+	}
 	op := cfg.Operator(operatorName)
-	if op == nil || op.Parallelism != parallelism || len(op.Inputs) != 1 || op.Inputs[0] != sourceName {
+	if op == nil || op.Parallelism != parallelism || op.MaxParallelism != maxParallelism || len(op.Inputs) != 1 || op.Inputs[0] != sourceName {
 		t.Errorf("operator %s: %+v", operatorName, op)
 	}
-	if sk := cfg.Sink(sinkName); sk == nil || sk.Mode != config.ModeIdempotent || sk.Subject != outputSubject {
-		t.Errorf("sink %s: %+v", sinkName, sk)
-	}
-	if got, want := outputID(7), "accept.sum.events.7.0"; got != want {
-		t.Errorf("outputID(7) = %q, want %q", got, want)
+	if sk := cfg.Sink(sinkName); sk == nil || sk.Mode != orIdempotent(mode) || sk.Subject != outputSubject {
+		t.Errorf("sink %s: %+v, want mode %s", sinkName, sk, orIdempotent(mode))
 	}
 }

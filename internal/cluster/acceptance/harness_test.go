@@ -1,6 +1,7 @@
 package acceptance
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,31 +39,45 @@ const (
 const workers = 3
 
 // deployment is one acceptance setup: a 3-node cluster with the
-// pipeline's streams, the model of what was published, the recorder of
-// the output stream and the workers.
+// pipeline's streams and control bucket, the model of what was published,
+// the recorders of the output stream and of the control bucket, and the
+// workers (every process started, killed ones included).
 type deployment struct {
 	cluster *clustertest.Cluster
 	js      jetstream.JetStream
 	dir     string // the test's temporary directory: pipeline files, data dirs, logs
 	cli     string
 	module  string
+	mode    string // the sink's mode ("": idempotent)
 	model   *model
 	rec     *recorder
+	ctl     *controlRecorder
 	workers []*worker
+	nextID  int // the number of the next new worker id, w<nextID>
 }
 
 // deploy builds what the test runs, starts the cluster, creates the
-// streams and starts the recorder. When the test fails, the end of every
-// worker's log is printed.
+// streams and the control bucket and starts the recorders, for an
+// idempotent sink. When the test fails, the end of every worker's log is
+// printed.
 func deploy(t *testing.T) *deployment {
 	t.Helper()
-	d := &deployment{dir: t.TempDir(), model: newModel()} // first: removed after every process is gone
+	return deployMode(t, "")
+}
+
+// deployMode is deploy with the sink in mode (config.ModeIdempotent or
+// config.ModeTransactional).
+func deployMode(t *testing.T, mode string) *deployment {
+	t.Helper()
+	d := &deployment{dir: t.TempDir(), model: newModel(), mode: mode} // first: removed after every process is gone
 	d.cli = cliPath(t)
 	d.module = testutil.GoGuest(t, "./internal/testguests/sum2")
 	d.cluster = clustertest.Start(t, 3)
 	d.cluster.WaitReady(t)
 	d.js = d.cluster.JetStream(t)
-	createStreams(t, d.js)
+	createStreams(t, d.js, mode)
+	createStateStore(t, d.js)
+	d.ctl = startControlRecorder(t, d.cluster)
 	d.rec = startRecorder(t, d.cluster)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -70,28 +85,99 @@ func deploy(t *testing.T) *deployment {
 				t.Log(w.logTail(logTailLines))
 			}
 		}
+		d.keepLogs(t)
 	})
 	return d
 }
 
-// startWorkers starts n workers, w0 .. w<n-1>, each with its own pipeline
-// file and data dir, and fails unless all of them are still running after
+// logsEnv names a directory where every test copies its workers' logs
+// (<dir>/<test>/<id>.log), kept after the test's temporary directory is
+// removed.
+const logsEnv = "ACCEPTANCE_LOGS"
+
+func (d *deployment) keepLogs(t *testing.T) {
+	root, ok := os.LookupEnv(logsEnv)
+	if !ok || root == "" {
+		return
+	}
+	dir := filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Logf("%s: %v", logsEnv, err)
+		return
+	}
+	for _, w := range d.workers {
+		b, err := os.ReadFile(w.logPath)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, filepath.Base(w.logPath)), b, 0o644)
+		}
+		if err != nil {
+			t.Logf("%s: %v", logsEnv, err)
+		}
+	}
+	t.Logf("worker logs copied to %s", dir)
+}
+
+// startWorkers starts n workers with new ids (w0 .. w<n-1> in a new
+// deployment) and fails unless all of them are still running after
 // startupCheck.
 func (d *deployment) startWorkers(t *testing.T, n int) {
 	t.Helper()
-	for i := range n {
-		id := fmt.Sprintf("w%d", i)
-		file := pipelineFile{urls: d.cluster.URLs(), dataDir: filepath.Join(d.dir, id), module: d.module}
-		path := filepath.Join(d.dir, id+".hcl")
-		if err := os.WriteFile(path, []byte(file.hcl()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		d.workers = append(d.workers, startWorker(t, d.cli, path, id, filepath.Join(d.dir, id+".log")))
+	for range n {
+		d.startNewWorker(t)
 	}
 	for deadline := time.Now().Add(startupCheck); time.Now().Before(deadline); time.Sleep(pollEvery / 2) {
 		d.requireRunning(t)
 	}
 	t.Logf("%d workers running (pipeline files and logs in %s)", n, d.dir)
+}
+
+// startNewWorker starts a worker with an id no worker had before: it
+// joins at once, as a replacement machine would.
+func (d *deployment) startNewWorker(t *testing.T) *worker {
+	t.Helper()
+	id := fmt.Sprintf("w%d", d.nextID)
+	d.nextID++
+	return d.startWorker(t, id)
+}
+
+// startWorker starts worker id, each id with its own pipeline file and
+// data dir. An id that ran before (a restart on the same machine) keeps
+// its file and data dir; it waits for the membership lease of its earlier
+// process to expire (up to lease_ttl) before it joins. Each process logs
+// to a file of its own: <id>.log, then <id>.2.log, ...
+func (d *deployment) startWorker(t *testing.T, id string) *worker {
+	t.Helper()
+	path := filepath.Join(d.dir, id+".hcl")
+	if _, err := os.Stat(path); err != nil {
+		file := pipelineFile{urls: d.cluster.URLs(), dataDir: filepath.Join(d.dir, id), module: d.module, mode: d.mode}
+		if err := os.WriteFile(path, []byte(file.hcl()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := 1
+	for _, w := range d.workers {
+		if w.id == id {
+			run++
+		}
+	}
+	logPath := filepath.Join(d.dir, id+".log")
+	if run > 1 {
+		logPath = filepath.Join(d.dir, fmt.Sprintf("%s.%d.log", id, run))
+	}
+	w := startWorker(t, d.cli, path, id, logPath)
+	d.workers = append(d.workers, w)
+	return w
+}
+
+// live lists the workers that run and that the test did not freeze.
+func (d *deployment) live() []*worker {
+	var out []*worker
+	for _, w := range d.workers {
+		if !w.down && !w.frozen && !w.exited() {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // requireRunning fails the test when a worker ended that the test did not
@@ -171,8 +257,7 @@ func (d *deployment) stopWorkers(t *testing.T) {
 	d.requireRunning(t)
 	var stopping []*worker
 	for _, w := range d.workers {
-		if !w.down {
-			w.terminate(t)
+		if !w.down && w.terminate(t) {
 			stopping = append(stopping, w)
 		}
 	}
@@ -189,14 +274,31 @@ func (d *deployment) stopWorkers(t *testing.T) {
 // requireModelOutputs checks the output stream against the model: every
 // expected output stored exactly once, with the model's payload, nothing
 // else, and the per-key sequence check. Call it after the workers
-// stopped, so that nothing a stop flushed escapes the check.
-func (d *deployment) requireModelOutputs(t *testing.T, what string) {
+// stopped, so that nothing a stop flushed escapes the check. It returns
+// what the stream holds, for further checks.
+func (d *deployment) requireModelOutputs(t *testing.T, what string) []storedMsg {
+	t.Helper()
+	return d.requireOutputs(t, what, false)
+}
+
+// requireOutputs is requireModelOutputs; allowInversions accepts outputs
+// of a key stored out of order (a frozen zombie's queued publishes landing
+// late, design §5.3), which are reported.
+func (d *deployment) requireOutputs(t *testing.T, what string, allowInversions bool) []storedMsg {
 	t.Helper()
 	msgs := d.rec.complete(t)
 	outputs, decoded := checkOutputs(msgs, d.model)
 	perKey := checkPerKey(decoded, d.model.perKey)
-	t.Logf("ACCEPTANCE-SUMMARY %s: records=%d outputs: %s; per key: %s; %s",
-		what, len(d.model.byID), outputs, perKey, d.rec.progress())
+	t.Logf("ACCEPTANCE-SUMMARY %s: sink %s, records=%d outputs: %s; per key: %s; %s",
+		what, orIdempotent(d.mode), len(d.model.byID), outputs, perKey, d.rec.progress())
 	outputs.require(t, what)
-	perKey.require(t, what)
+	perKey.require(t, what, allowInversions)
+	return msgs
+}
+
+// ctxFor is a context that ends after limit, or with the test.
+func ctxFor(t *testing.T, limit time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel)
+	return ctx
 }

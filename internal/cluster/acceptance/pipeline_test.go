@@ -7,12 +7,17 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	clusterworker "github.com/wasmstream/wasmstream/internal/cluster/worker"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 // The acceptance pipeline: source "events" on stream EVENTS, operator
 // "sum" (internal/testguests/sum2) keyed by the JSON field "k" with 4
-// tasks over the default 128 key groups, idempotent sink "results" into
-// stream OUT. Output ids are built from these names (docs/sinks.md).
+// tasks over the default 128 key groups, sink "results" into stream OUT,
+// idempotent unless a test asks for a transactional one. Output ids are
+// built from these names (docs/sinks.md), and both modes use the same
+// position-based ids.
 const (
 	pipelineName  = "accept"
 	sourceName    = "events"
@@ -23,7 +28,9 @@ const (
 	outputStream  = "OUT"
 	outputSubject = "out.results"
 	parallelism   = 4
-	replicas      = 3
+	// maxParallelism is the operator's key groups (the default).
+	maxParallelism = 128
+	replicas       = 3
 	// outputWindow is the output stream's duplicate window: longer than
 	// any test, so every replayed output is dropped by id.
 	outputWindow = 10 * time.Minute
@@ -45,6 +52,18 @@ type pipelineFile struct {
 	urls    string // the cluster's client URLs, comma-separated
 	dataDir string
 	module  string // path of sum2.wasm
+	// mode is the sink's mode: config.ModeIdempotent when empty.
+	mode string
+}
+
+// sinkMode is the mode the file declares.
+func (p pipelineFile) sinkMode() string { return orIdempotent(p.mode) }
+
+func orIdempotent(mode string) string {
+	if mode == "" {
+		return config.ModeIdempotent
+	}
+	return mode
 }
 
 func (p pipelineFile) hcl() string {
@@ -92,14 +111,14 @@ operator %q {
 
 sink %q {
   subject = %q
-  mode    = "idempotent"
+  mode    = %q
 }
 `, pipelineName, p.dataDir, p.urls, workerTimeout, leaseTTL, checkpointInterval,
 		inputStream, inputSubjects, replicas,
 		outputStream, outputSubjects, outputWindow.String(), replicas,
 		sourceName, inputStream, inputSubject,
 		operatorName, p.module, sourceName, parallelism, sinkName,
-		sinkName, outputSubject)
+		sinkName, outputSubject, p.sinkMode())
 }
 
 // The streams' subjects, in the pipeline file and in streamConfigs.
@@ -108,28 +127,48 @@ const (
 	outputSubjects = "out.>"
 )
 
-// streamConfigs are the streams the pipeline file declares, as the test
-// creates them before the workers start: R3 assets are created up front,
-// never during a failure (design §4, consequence 1), and the inputs can
-// then be published at any time. A worker finds them and checks them
-// against its declaration (natsio.EnsureStream).
-func streamConfigs() []jetstream.StreamConfig {
+// streamConfigs are the streams the pipeline file with sink mode mode
+// declares, as the test creates them before the workers start: R3 assets
+// are created up front, never during a failure (design §4, consequence
+// 1), and the inputs can then be published at any time. A worker finds
+// them and checks them against its declaration (natsio.EnsureStream): the
+// output stream of a transactional sink must allow atomic batch publish,
+// which a worker would set only on a stream it creates
+// (natsio.EnsureAtomicStream).
+func streamConfigs(mode string) []jetstream.StreamConfig {
 	return []jetstream.StreamConfig{
 		{Name: inputStream, Subjects: []string{inputSubjects}, Storage: jetstream.FileStorage, Replicas: replicas},
 		{Name: outputStream, Subjects: []string{outputSubjects}, Storage: jetstream.FileStorage, Replicas: replicas,
-			Duplicates: outputWindow},
+			Duplicates: outputWindow, AllowAtomicPublish: orIdempotent(mode) == config.ModeTransactional},
 	}
 }
 
-// createStreams creates the pipeline's streams on the cluster.
-func createStreams(t *testing.T, js jetstream.JetStream) {
+// createStreams creates the streams of a pipeline with sink mode mode on
+// the cluster.
+func createStreams(t *testing.T, js jetstream.JetStream, mode string) {
 	t.Helper()
-	for _, cfg := range streamConfigs() {
+	for _, cfg := range streamConfigs(mode) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		_, err := js.CreateStream(ctx, cfg)
 		cancel()
 		if err != nil {
 			t.Fatalf("create stream %s (R%d): %v", cfg.Name, cfg.Replicas, err)
 		}
+	}
+}
+
+// createStateStore creates the pipeline's state Object Store as a worker
+// would (natsio.EnsureObjectStore: file storage, R3). Workers starting at
+// once each create it when it is missing, and one of three once gave up
+// after 5 s ("state object store: ... context deadline exceeded", exit 1)
+// while another's create was under way; created up front, like the
+// streams, it leaves the tests to the faults they are about.
+func createStateStore(t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := jetstream.ObjectStoreConfig{Bucket: clusterworker.ObjectStoreName(pipelineName), Storage: jetstream.FileStorage, Replicas: replicas}
+	if _, err := js.CreateObjectStore(ctx, cfg); err != nil {
+		t.Fatalf("create the state object store %s (R%d): %v", cfg.Bucket, cfg.Replicas, err)
 	}
 }

@@ -3,6 +3,7 @@ package acceptance
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +20,10 @@ import (
 // stores, through an ordered consumer, and counts the messages published
 // on the output subject through a core subscription, before JetStream
 // drops the repeats whose id it already holds: raw − stored is what
-// deduplication absorbed (replays after a takeover).
+// deduplication absorbed (replays after a takeover). It keeps the id and
+// arrival time of every raw message too, for the transactional
+// visibility check: nothing may even be published before its checkpoint
+// completed.
 type recorder struct {
 	nc   *nats.Conn
 	js   jetstream.JetStream
@@ -29,7 +33,7 @@ type recorder struct {
 	mu     sync.Mutex
 	stored []storedMsg
 	ids    map[string]struct{} // distinct Nats-Msg-Ids in stored
-	raw    int
+	raw    []rawMsg
 	errs   []string // consumer errors, for failure messages
 }
 
@@ -38,6 +42,31 @@ type storedMsg struct {
 	seq   uint64 // stream sequence
 	msgID string // Nats-Msg-Id, "" when it has none
 	data  []byte
+	// stamp is the time the stream stored it (its leader's clock: the
+	// cluster runs on this machine, so it compares with the control
+	// bucket's stamps).
+	stamp time.Time
+	batch batchHeaders
+}
+
+// batchHeaders are the headers of a message of a JetStream atomic batch,
+// which the stream stores with it (zero outside a batch).
+type batchHeaders struct {
+	id     string // Nats-Batch-Id
+	seq    int    // Nats-Batch-Sequence, from 1
+	commit bool   // Nats-Batch-Commit: the batch's last message
+}
+
+func batchOf(h nats.Header) batchHeaders {
+	b := batchHeaders{id: h.Get("Nats-Batch-Id"), commit: h.Get("Nats-Batch-Commit") != ""}
+	b.seq, _ = strconv.Atoi(h.Get("Nats-Batch-Sequence"))
+	return b
+}
+
+// rawMsg is one message published on the output subject, as it passed.
+type rawMsg struct {
+	msgID string
+	at    time.Time // arrival at the recorder
 }
 
 // startRecorder starts recording the output stream, which must exist.
@@ -74,16 +103,17 @@ func startRecorder(t *testing.T, c *clustertest.Cluster) *recorder {
 	return r
 }
 
-func (r *recorder) rawMsg(*nats.Msg) {
+func (r *recorder) rawMsg(m *nats.Msg) {
+	raw := rawMsg{msgID: m.Header.Get(jetstream.MsgIDHeader), at: time.Now()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.raw++
+	r.raw = append(r.raw, raw)
 }
 
 func (r *recorder) storedMsg(m jetstream.Msg) {
-	msg := storedMsg{msgID: m.Headers().Get(jetstream.MsgIDHeader), data: m.Data()}
+	msg := storedMsg{msgID: m.Headers().Get(jetstream.MsgIDHeader), data: m.Data(), batch: batchOf(m.Headers())}
 	if meta, err := m.Metadata(); err == nil {
-		msg.seq = meta.Sequence.Stream
+		msg.seq, msg.stamp = meta.Sequence.Stream, meta.Timestamp
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -114,7 +144,7 @@ func (p progress) String() string {
 func (r *recorder) progress() progress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return progress{distinct: len(r.ids), stored: len(r.stored), raw: r.raw}
+	return progress{distinct: len(r.ids), stored: len(r.stored), raw: len(r.raw)}
 }
 
 // complete waits until the recorder has seen everything the output
@@ -160,6 +190,15 @@ func (r *recorder) snapshot() []storedMsg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]storedMsg(nil), r.stored...)
+}
+
+// rawSnapshot is every raw message so far. Core NATS gives no guarantee:
+// what the recorder's connection missed is not in it, so it is a lower
+// bound of what was published.
+func (r *recorder) rawSnapshot() []rawMsg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]rawMsg(nil), r.raw...)
 }
 
 // streamState is the stream's state as its leader reports it.

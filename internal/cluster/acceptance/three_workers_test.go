@@ -15,4 +15,5 @@ func TestThreeWorkersEqualOneProcess(t *testing.T) {
 	d.waitOutputs(t, len(events))
 	d.stopWorkers(t)
 	d.requireModelOutputs(t, "3 workers")
+	d.requireControl(t, "3 workers")
 }

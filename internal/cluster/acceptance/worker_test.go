@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,6 +27,10 @@ type worker struct {
 	// down is set when the test killed or stopped the worker: only then
 	// may it have exited.
 	down bool
+	// frozen is set while the worker is SIGSTOPped; thawed once it was
+	// SIGCONTed: it may then exit by itself, as a worker that lost its
+	// membership lease may (worker.Run).
+	frozen, thawed bool
 }
 
 // startWorker starts a worker. The test's cleanup SIGKILLs it if it still
@@ -42,7 +47,7 @@ func startWorker(t *testing.T, cli, pipeline, id, logPath string) *worker {
 	cmd.Env = environWithout(crashpoint.Env) // a crash point of the caller's would kill the worker
 	cmd.SysProcAttr = procAttr()
 	w := &worker{id: id, cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
+	if err := startChild(cmd); err != nil {
 		t.Fatalf("start worker %s: %v", id, err)
 	}
 	w.started = time.Now()
@@ -75,8 +80,13 @@ func (w *worker) exited() bool {
 }
 
 // unexpectedExit reports whether the worker ended without the test
-// killing or stopping it.
-func (w *worker) unexpectedExit() bool { return !w.down && w.exited() }
+// killing or stopping it (or freezing it: see thawed).
+func (w *worker) unexpectedExit() bool { return !w.down && !w.thawed && w.exited() }
+
+// incarnation names the worker process for reports: its id and log.
+func (w *worker) incarnation() string {
+	return fmt.Sprintf("%s (log %s)", w.id, filepath.Base(w.logPath))
+}
 
 // exitFailure is the failure message of a worker that ended by itself.
 func (w *worker) exitFailure() string {
@@ -111,16 +121,47 @@ func (w *worker) kill(t *testing.T) {
 	}
 }
 
-// terminate sends SIGTERM, the graceful stop.
-func (w *worker) terminate(t *testing.T) {
+// terminate sends SIGTERM, the graceful stop, and reports whether it
+// did: a thawed worker that already ended by itself is left alone.
+func (w *worker) terminate(t *testing.T) bool {
 	t.Helper()
+	if w.thawed && w.exited() {
+		return false
+	}
 	if w.exited() {
 		t.Fatal(w.exitFailure())
 	}
 	w.down = true
 	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		if w.thawed && w.exited() {
+			return false
+		}
 		t.Fatalf("SIGTERM worker %s: %v", w.id, err)
 	}
+	return true
+}
+
+// freeze SIGSTOPs the worker: a process that hangs (GC pause, VM
+// migration, a laptop lid) with its connections open and its timers
+// stopped, the zombie of design §5.6.
+func (w *worker) freeze(t *testing.T) {
+	t.Helper()
+	if w.exited() {
+		t.Fatal(w.exitFailure())
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP worker %s: %v", w.id, err)
+	}
+	w.frozen = true
+}
+
+// thaw SIGCONTs a frozen worker. From then on it may exit by itself.
+func (w *worker) thaw(t *testing.T) {
+	t.Helper()
+	if err := w.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatalf("SIGCONT worker %s: %v", w.id, err)
+	}
+	w.frozen, w.thawed = false, true
 }
 
 // awaitExit0 waits until deadline for the worker to end and reports, as

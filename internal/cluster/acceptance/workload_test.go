@@ -28,6 +28,12 @@ func recordCount() int {
 	return records
 }
 
+// longEnv=1 selects the long mode: more faults per test (doc.go).
+const longEnv = "CLUSTER_LONG"
+
+// longMode reports whether the tests run their long mode.
+func longMode() bool { return os.Getenv(longEnv) == "1" }
+
 // seedEnv repeats a test's random choices.
 const seedEnv = "ACCEPTANCE_SEED"
 
@@ -126,11 +132,18 @@ const ackLimit = time.Minute
 // events in order. There are no NATS faults while the tests publish.
 func publishEvents(t *testing.T, js jetstream.JetStream, m *model, events []event) {
 	t.Helper()
+	if err := storeEvents(js, m, events); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storeEvents is publishEvents for any goroutine: it returns the failure.
+func storeEvents(js jetstream.JetStream, m *model, events []event) error {
 	futures := make([]jetstream.PubAckFuture, len(events))
 	for i, e := range events {
 		f, err := js.PublishMsgAsync(&nats.Msg{Subject: inputSubject, Data: e.payload()}, jetstream.WithMsgID(e.msgID))
 		if err != nil {
-			t.Fatalf("publish %s: %v", e.msgID, err)
+			return fmt.Errorf("publish %s: %w", e.msgID, err)
 		}
 		futures[i] = f
 	}
@@ -138,27 +151,30 @@ func publishEvents(t *testing.T, js jetstream.JetStream, m *model, events []even
 	for i, f := range futures {
 		select {
 		case ack := <-f.Ok():
-			checkAck(t, events[i], ack, m.lastSeq)
+			if err := checkAck(events[i], ack, m.lastSeq); err != nil {
+				return err
+			}
 			m.add(events[i], ack.Sequence)
 		case err := <-f.Err():
-			t.Fatalf("publish %s: %v", events[i].msgID, err)
+			return fmt.Errorf("publish %s: %w", events[i].msgID, err)
 		case <-timeout:
-			t.Fatalf("publish: %d of %d acknowledgements missing after %s", len(futures)-i, len(futures), ackLimit)
+			return fmt.Errorf("publish: %d of %d acknowledgements missing after %s", len(futures)-i, len(futures), ackLimit)
 		}
 	}
+	return nil
 }
 
 // checkAck fails unless e was stored as a new message of the input
 // stream, after every event before it.
-func checkAck(t *testing.T, e event, ack *jetstream.PubAck, prev uint64) {
-	t.Helper()
+func checkAck(e event, ack *jetstream.PubAck, prev uint64) error {
 	switch {
 	case ack.Stream != inputStream:
-		t.Fatalf("publish %s: stored in stream %s, want %s", e.msgID, ack.Stream, inputStream)
+		return fmt.Errorf("publish %s: stored in stream %s, want %s", e.msgID, ack.Stream, inputStream)
 	case ack.Duplicate:
-		t.Fatalf("publish %s: a duplicate of sequence %d; the input stream is not fresh", e.msgID, ack.Sequence)
+		return fmt.Errorf("publish %s: a duplicate of sequence %d; the input stream is not fresh", e.msgID, ack.Sequence)
 	case ack.Sequence <= prev:
-		t.Fatalf("publish %s: stored at sequence %d, not after the previous event's %d: the stream's order "+
+		return fmt.Errorf("publish %s: stored at sequence %d, not after the previous event's %d: the stream's order "+
 			"is not the publish order, and the model's per-key counts would be wrong", e.msgID, ack.Sequence, prev)
 	}
+	return nil
 }

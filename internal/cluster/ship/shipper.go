@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmstream/wasmstream/internal/privatefs"
@@ -51,6 +53,9 @@ type Shipper struct {
 	bucket string
 	opts   Options
 	memo   hashMemo
+	// flushedAt is, per DB, its WAL's logical bytes at the last flush.
+	flushMu   sync.Mutex
+	flushedAt map[*pebble.DB]uint64
 }
 
 // New returns a Shipper on obs. It reads the bucket's name (for messages)

@@ -36,7 +36,7 @@ func (s *Shipper) Snapshot(db *pebble.DB, dir string, t Task) (Snapshot, error) 
 	if err := t.validate(); err != nil {
 		return Snapshot{}, err
 	}
-	if err := db.Flush(); err != nil {
+	if err := s.flush(db); err != nil {
 		return Snapshot{}, fmt.Errorf("ship: operator %q range %s: flush the memtable: %w", t.Operator, t.Range, err)
 	}
 	err := db.Checkpoint(dir, pebble.WithFlushedWAL(), pebble.WithRestrictToSpans(checkpointSpans(spansOf(t))))
@@ -73,4 +73,27 @@ func (s *Shipper) hashDir(dir string) ([]File, error) {
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return files, nil
+}
+
+// flush flushes db's memtable unless nothing was written to db since the
+// last flush this Shipper made: a flush always rotates the WAL and adds a
+// version edit to the MANIFEST, so flushing for every task of every
+// checkpoint would make each task checkpoint's MANIFEST new (and growing)
+// even when no state changed. The WAL's logical bytes tell; one measured
+// before the flush errs on the side of flushing again.
+func (s *Shipper) flush(db *pebble.DB) error {
+	in := db.Metrics().WAL.BytesIn
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	if prev, ok := s.flushedAt[db]; ok && prev == in {
+		return nil
+	}
+	if err := db.Flush(); err != nil {
+		return err
+	}
+	if s.flushedAt == nil {
+		s.flushedAt = map[*pebble.DB]uint64{}
+	}
+	s.flushedAt[db] = in
+	return nil
 }
