@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/assign"
 	"github.com/wasmstream/wasmstream/internal/cluster/worker"
-	"github.com/wasmstream/wasmstream/internal/engine"
-	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 type scaleFlags struct {
@@ -48,21 +43,12 @@ checkpoint interval) and pipelines with a transactional sink, which are refused.
 }
 
 func runScale(cmd *cobra.Command, g *globalFlags, f *scaleFlags, path string) error {
-	cfg, err := loadConfig(path, cmd.ErrOrStderr())
+	c, err := dialCluster(cmd, g, path, "scale changes pipelines run by wasmstream worker; a wasmstream run pipeline takes a new parallelism from its file at the next start")
 	if err != nil {
 		return err
 	}
-	if cfg.Cluster.Range == (config.Cluster{}).Range {
-		return fmt.Errorf("%s has no cluster block: scale changes pipelines run by wasmstream worker; a wasmstream run pipeline takes a new parallelism from its file at the next start", path)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	conn, err := engine.ConnectClient(ctx, cfg, newLogger(g, cfg), engine.AsControl)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	a, err := worker.RequestScale(ctx, conn, cfg, f.operator, f.parallelism, f.wait)
+	defer c.close()
+	a, err := worker.RequestScale(c.ctx, c.conn, c.cfg, f.operator, f.parallelism, f.wait)
 	if err != nil {
 		return err
 	}

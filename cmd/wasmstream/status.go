@@ -1,19 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/status"
 	"github.com/wasmstream/wasmstream/internal/cluster/worker"
-	"github.com/wasmstream/wasmstream/internal/engine"
-	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
 
 type statusFlags struct {
@@ -45,22 +40,14 @@ stream lie after its position in that checkpoint (the replay a failover would do
 }
 
 func runStatus(cmd *cobra.Command, g *globalFlags, f *statusFlags, path string) error {
-	cfg, err := loadConfig(path, cmd.ErrOrStderr())
+	c, err := dialCluster(cmd, g, path, "status reads pipelines run by wasmstream worker; for wasmstream run see wasmstream checkpoints list")
 	if err != nil {
 		return err
 	}
-	if cfg.Cluster.Range == (config.Cluster{}).Range {
-		return fmt.Errorf("%s has no cluster block: status reads pipelines run by wasmstream worker; for wasmstream run see wasmstream checkpoints list", path)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	conn, err := engine.ConnectClient(ctx, cfg, newLogger(g, cfg), engine.AsControl)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+	defer c.close()
+	ctx, cfg := c.ctx, c.cfg
 	for {
-		s, err := status.Read(ctx, conn.NC, conn.JS, cfg, worker.BucketName(cfg.Name), worker.ObjectStoreName(cfg.Name), f.listen)
+		s, err := status.Read(ctx, c.conn.NC, c.conn.JS, cfg, worker.BucketName(cfg.Name), worker.ObjectStoreName(cfg.Name), f.listen)
 		if err != nil {
 			return err
 		}

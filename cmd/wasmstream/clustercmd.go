@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// clusterClient is what a command on a cluster pipeline works with.
+type clusterClient struct {
+	cfg  *config.Pipeline
+	conn *natsio.Conn
+	ctx  context.Context
+	stop func()
+}
+
+// dialCluster loads path, refuses a pipeline without a cluster block
+// (notCluster says what to do instead) and connects to its NATS; the
+// context ends at SIGINT. close releases both.
+func dialCluster(cmd *cobra.Command, g *globalFlags, path, notCluster string) (*clusterClient, error) {
+	cfg, err := loadConfig(path, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Cluster.Range == (config.Cluster{}).Range {
+		return nil, fmt.Errorf("%s has no cluster block: %s", path, notCluster)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	conn, err := engine.ConnectClient(ctx, cfg, newLogger(g, cfg), engine.AsControl)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	return &clusterClient{cfg: cfg, conn: conn, ctx: ctx, stop: stop}, nil
+}
+
+func (c *clusterClient) close() {
+	c.conn.Close()
+	c.stop()
+}
