@@ -2,6 +2,8 @@ package ship_test
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/ship"
@@ -102,4 +104,31 @@ func newFiles(m ship.TaskManifest, earlier ...ship.TaskManifest) (int, int64) {
 		}
 	}
 	return n, bytes
+}
+
+// Snapshots of a DB nobody wrote to since the last one flush nothing: a
+// flush rotates the WAL and appends to the MANIFEST, so each unchanged
+// task checkpoint would carry a new MANIFEST (and a growing one). The
+// empty log record a checkpoint writes to sync the WAL is not a write.
+// Found by the cluster acceptance test of unchanged checkpoints.
+func TestUnchangedSnapshotsKeepTheManifest(t *testing.T) {
+	_, obs := objectStore(t)
+	s := shipper(t, obs)
+	st := openStore(t)
+	fill(t, st, 100, 10, 1)
+	manifests := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		snap, err := s.Snapshot(st.DB(), filepath.Join(t.TempDir(), "snap"), task(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range snap.Manifest.Files {
+			if strings.HasPrefix(f.Path, "MANIFEST-") {
+				manifests[f.Path+" "+f.SHA256] = true
+			}
+		}
+	}
+	if len(manifests) != 1 {
+		t.Fatalf("three snapshots of unchanged state carry %d different MANIFESTs: %v", len(manifests), manifests)
+	}
 }
