@@ -53,9 +53,10 @@ type Shipper struct {
 	bucket string
 	opts   Options
 	memo   hashMemo
-	// flushedAt is, per DB, its WAL's logical bytes at the last flush.
+	// flushedAt is, per DB, its WAL's logical bytes at the last flush and
+	// the last checkpoint.
 	flushMu   sync.Mutex
-	flushedAt map[*pebble.DB]uint64
+	flushedAt map[*pebble.DB]walMark
 }
 
 // New returns a Shipper on obs. It reads the bucket's name (for messages)

@@ -85,18 +85,25 @@ func (s *Shipper) flush(db *pebble.DB) error {
 	in := db.Metrics().WAL.BytesIn
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
-	if prev, ok := s.flushedAt[db]; ok && prev == in {
+	if w, ok := s.flushedAt[db]; ok && w.checkpointed == in && in-w.flushed < maxIdleWAL {
 		return nil
 	}
 	if err := db.Flush(); err != nil {
 		return err
 	}
 	if s.flushedAt == nil {
-		s.flushedAt = map[*pebble.DB]uint64{}
+		s.flushedAt = map[*pebble.DB]walMark{}
 	}
-	s.flushedAt[db] = in
+	s.flushedAt[db] = walMark{checkpointed: in, flushed: in}
 	return nil
 }
+
+// maxIdleWAL bounds the sync records an idle DB's WAL collects between
+// flushes: the WAL copy of every checkpoint carries them all.
+const maxIdleWAL = 64 << 10
+
+// walMark is a DB's WAL logical bytes at the last flush and checkpoint.
+type walMark struct{ flushed, checkpointed uint64 }
 
 // checkpointed records db's WAL bytes after a checkpoint: WithFlushedWAL
 // writes an empty log record to sync the WAL, which must not count as a
@@ -107,8 +114,10 @@ func (s *Shipper) checkpointed(db *pebble.DB) {
 	in := db.Metrics().WAL.BytesIn
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
+	w := s.flushedAt[db]
+	w.checkpointed = in
 	if s.flushedAt == nil {
-		s.flushedAt = map[*pebble.DB]uint64{}
+		s.flushedAt = map[*pebble.DB]walMark{}
 	}
-	s.flushedAt[db] = in
+	s.flushedAt[db] = w
 }
