@@ -42,7 +42,15 @@
 //     lease_ttl, then SIGCONT: a new coordinator meanwhile, the old one
 //     steps down, none of its late writes is stored;
 //   - TestUnchangedCheckpointUploadsLittle: a checkpoint of unchanged state
-//     uploads under 5 % of a full one.
+//     uploads under 5 % of a full one;
+//   - TestRescaleWhilePublishing: `wasmstream scale` to 8 tasks, a 3rd
+//     worker joining, `wasmstream scale` to 2, a SIGTERM, all while
+//     records are published (200,000; 40,000 with -short); it reports each
+//     change's restarts and pause.
+//
+// BenchmarkClusterThroughput (CLUSTER_BENCH=1, scripts/bench-cluster.sh)
+// measures 1 worker against 3 on one cluster, rounds alternating, with
+// each worker's records read (filter-on-read) and CPU time.
 //
 // Lines starting with ACCEPTANCE-SUMMARY give each test's numbers (counts,
 // election times, upload sizes).

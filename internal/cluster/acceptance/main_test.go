@@ -40,7 +40,7 @@ func runTests(m *testing.M) int {
 }
 
 // cliPath returns the path of the wasmstream CLI built from this checkout.
-func cliPath(t *testing.T) string {
+func cliPath(t testing.TB) string {
 	t.Helper()
 	root := testutil.ModuleRoot(t) // outside once.Do: its Fatalf must not mark the build done
 	built.once.Do(func() {

@@ -54,6 +54,16 @@ type pipelineFile struct {
 	module  string // path of sum2.wasm
 	// mode is the sink's mode: config.ModeIdempotent when empty.
 	mode string
+	// tasks is the operator's parallelism: parallelism when 0.
+	tasks int
+}
+
+// operatorTasks is the operator's parallelism the file declares.
+func (p pipelineFile) operatorTasks() int {
+	if p.tasks == 0 {
+		return parallelism
+	}
+	return p.tasks
 }
 
 // sinkMode is the mode the file declares.
@@ -117,7 +127,7 @@ sink %q {
 		inputStream, inputSubjects, replicas,
 		outputStream, outputSubjects, outputWindow.String(), replicas,
 		sourceName, inputStream, inputSubject,
-		operatorName, p.module, sourceName, parallelism, sinkName,
+		operatorName, p.module, sourceName, p.operatorTasks(), sinkName,
 		sinkName, outputSubject, p.sinkMode())
 }
 
@@ -145,7 +155,7 @@ func streamConfigs(mode string) []jetstream.StreamConfig {
 
 // createStreams creates the streams of a pipeline with sink mode mode on
 // the cluster.
-func createStreams(t *testing.T, js jetstream.JetStream, mode string) {
+func createStreams(t testing.TB, js jetstream.JetStream, mode string) {
 	t.Helper()
 	for _, cfg := range streamConfigs(mode) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -163,7 +173,7 @@ func createStreams(t *testing.T, js jetstream.JetStream, mode string) {
 // after 5 s ("state object store: ... context deadline exceeded", exit 1)
 // while another's create was under way; created up front, like the
 // streams, it leaves the tests to the faults they are about.
-func createStateStore(t *testing.T, js jetstream.JetStream) {
+func createStateStore(t testing.TB, js jetstream.JetStream) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -71,7 +71,7 @@ type rawMsg struct {
 
 // startRecorder starts recording the output stream, which must exist.
 // The test's cleanup stops it.
-func startRecorder(t *testing.T, c *clustertest.Cluster) *recorder {
+func startRecorder(t testing.TB, c *clustertest.Cluster) *recorder {
 	t.Helper()
 	r := &recorder{nc: c.Conn(t, nats.Name("acceptance recorder")), ids: map[string]struct{}{}}
 	var err error

@@ -35,7 +35,7 @@ type worker struct {
 
 // startWorker starts a worker. The test's cleanup SIGKILLs it if it still
 // runs.
-func startWorker(t *testing.T, cli, pipeline, id, logPath string) *worker {
+func startWorker(t testing.TB, cli, pipeline, id, logPath string) *worker {
 	t.Helper()
 	f, err := os.Create(logPath)
 	if err != nil {

@@ -130,7 +130,7 @@ const ackLimit = time.Minute
 // fails on any error rather than retrying: a retried publish could be
 // stored after a later one of its key, and the model needs each key's
 // events in order. There are no NATS faults while the tests publish.
-func publishEvents(t *testing.T, js jetstream.JetStream, m *model, events []event) {
+func publishEvents(t testing.TB, js jetstream.JetStream, m *model, events []event) {
 	t.Helper()
 	if err := storeEvents(js, m, events); err != nil {
 		t.Fatal(err)
