@@ -88,14 +88,15 @@ type Source struct {
 	st            jetstream.Stream   // for the checks against the server
 	cons          jetstream.Consumer // for the wake-up checks and Backlog
 	log           hclog.Logger
-	checkGaps     bool          // unfiltered and !AllowGap: every sequence must follow the last
-	checkFirst    bool          // filtered, resumed, !AllowGap: the first delivery's skipped sequences are checked; pump only
-	acceptThrough uint64        // SourceSpec.AcceptGapsThrough
-	last          uint64        // last sequence delivered, or StartSequence-1; pump only
-	consumer      string        // the consumer that delivered the last message; pump only
-	interval      time.Duration // between the watcher's identity checks
-	wakeInterval  time.Duration // between its wake-up checks (source_wake.go)
-	iter          jetstream.MessagesContext
+	checkGaps     bool                      // unfiltered and !AllowGap: every sequence must follow the last
+	checkFirst    bool                      // filtered, resumed, !AllowGap: the first delivery's skipped sequences are checked; pump only
+	acceptThrough uint64                    // SourceSpec.AcceptGapsThrough
+	last          uint64                    // last sequence delivered, or StartSequence-1; pump only
+	consumer      string                    // the consumer that delivered the last message; pump only
+	interval      time.Duration             // between the watcher's identity checks
+	wakeInterval  time.Duration             // between its wake-up checks (source_wake.go)
+	iter          jetstream.MessagesContext // replaced by the pump only (restartIterator), under iterMu
+	iterMu        sync.Mutex
 	waker         waker        // ends a wait in Next that nats.go forgot (source_wake.go)
 	taken         taken        // the last delivery taken from nats.go, for Backlog
 	holding       atomic.Int32 // 1 while the pump holds a message taken from nats.go, not buffered yet
@@ -402,7 +403,9 @@ func (s *Source) Close() {
 	s.stopOnce.Do(func() {
 		close(s.stop)
 		s.cancel()
+		s.iterMu.Lock()
 		s.iter.Stop()
+		s.iterMu.Unlock()
 		<-s.done
 		<-s.watched
 		s.waker.stop()

@@ -3,6 +3,7 @@ package natsio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,10 +25,11 @@ import (
 // and Next's first step is the check that issues the request.
 //
 // A consumer with a request outstanding is never woken, so nats.go's own
-// missed-heartbeat recovery keeps working; and a pump is woken at most once
-// per wait (a new Next restarts nats.go's heartbeat timer), so a consumer
-// stuck for another reason still gets that recovery. The cost: one
-// consumer info request per wait longer than wakeCheckInterval.
+// missed-heartbeat recovery keeps working. A wake that did not help (the
+// next check still finds no request: nats.go believes one is outstanding
+// that the server does not hold) is followed by a wake that replaces the
+// iterator (restartIterator). The cost: one consumer info request per wait
+// longer than wakeCheckInterval, two more while a pump is stuck.
 
 // wakeCheckInterval is how often the watcher looks at a waiting pump. A
 // pump that received nothing for a whole interval is checked, once per
@@ -49,10 +51,15 @@ type waker struct {
 	opts   []jetstream.NextOpt
 	woken  bool // a wake ended the current context
 
-	// Watcher only: received at its last look, and whether the current
-	// wait (no message since) was checked already.
-	seen    uint64
-	checked bool
+	// restart asks the pump to replace its iterator before its next Next.
+	restart  atomic.Bool
+	restarts atomic.Uint64 // iterators replaced
+
+	// Watcher only: received at its last look, whether the current wait
+	// (no message since) was checked already, and the wakes in it.
+	seen       uint64
+	checked    bool
+	stuckWakes int
 }
 
 // nextOpts returns the options of the pump's next Next call: a context
@@ -103,8 +110,39 @@ func (s *Source) next() (jetstream.Msg, error) {
 			return nil, err
 		}
 		// Only the watcher cancels this context; Next issues the pull
-		// request it skipped as soon as it is called again.
+		// request it skipped as soon as it is called again, unless the
+		// watcher found it stuck after a wake already.
+		if s.waker.restart.Swap(false) {
+			if err := s.restartIterator(); err != nil {
+				return nil, err
+			}
+		}
 	}
+}
+
+// restartIterator replaces the pump's iterator: nats.go's pull iterator
+// can believe a pull request is outstanding that the server does not hold
+// (seen right after a worker started a consumer on a cluster), and then a
+// wake does not make it ask again. A new iterator of the same consumer
+// starts with no such belief; an ordered consumer resumes after its last
+// delivered message.
+func (s *Source) restartIterator() error {
+	s.iterMu.Lock()
+	defer s.iterMu.Unlock()
+	select {
+	case <-s.stop:
+		return jetstream.ErrMsgIteratorClosed
+	default:
+	}
+	s.iter.Stop()
+	iter, err := s.cons.Messages(jetstream.PullMaxMessages(sourcePullBatch))
+	if err != nil {
+		return fmt.Errorf("restart the source's iterator: %w", err)
+	}
+	s.iter = iter
+	s.waker.restarts.Add(1)
+	s.log.Warn("source iterator restarted: still no pull request outstanding after a wake", "stream", s.identity.Stream)
+	return nil
 }
 
 // checkWake wakes a pump that has waited in Next since the last check
@@ -114,11 +152,11 @@ func (s *Source) checkWake() {
 	w := &s.waker
 	received := w.received.Load()
 	if !w.inNext.Load() || received != w.seen {
-		w.seen, w.checked = received, false
+		w.seen, w.checked, w.stuckWakes = received, false, 0
 		return
 	}
 	if w.checked {
-		return // at most one check per wait
+		return // one check per wait, unless a wake did not help
 	}
 	w.checked = true
 	ctx, cancel := context.WithTimeout(s.ctx, wakeCheckTimeout)
@@ -127,6 +165,19 @@ func (s *Source) checkWake() {
 	if err != nil || info.NumWaiting > 0 || !w.inNext.Load() || w.received.Load() != received {
 		return
 	}
+	// A second wake in one wait replaces the iterator, and the next
+	// interval checks again after the first; a third is left to nats.go's
+	// heartbeat recovery, so a consumer stuck for another reason does not
+	// get a new iterator every second.
+	switch w.stuckWakes {
+	case 0:
+		w.checked = false
+	case 1:
+		w.restart.Store(true)
+	default:
+		return
+	}
+	w.stuckWakes++
 	w.wake()
 	s.log.Warn("source consumer had no pull request outstanding; woke it (nats.go lost wake-up, see natsio/source_wake.go)",
 		"stream", s.identity.Stream, "consumer", info.Name, "records_waiting", info.NumPending, "after_sequence", info.Delivered.Stream)
