@@ -42,7 +42,10 @@ type part struct {
 	triggers map[uint64]trigger // asked for, not yet persisted
 
 	fence *fence // holds outputs back unless the tasks were confirmed lately
-	stop  func()
+	// runCtx ends when the part is halted: a Persist waiting for the
+	// coordinator (which may be gone) must not hold the stop up.
+	runCtx context.Context
+	stop   func()
 	done  chan struct{}
 	err  error // Run's result, once done is closed
 }
@@ -67,7 +70,7 @@ func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[st
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	pt.stop = cancel
+	pt.runCtx, pt.stop = runCtx, cancel
 	go func() {
 		defer close(pt.done)
 		pt.err = pt.p.Run(runCtx)
@@ -166,6 +169,9 @@ func (pt *part) triggerOf(id uint64) (trigger, bool) {
 // checkpoint's outcome, so the engine publishes transactional outputs
 // only for a completed cluster checkpoint.
 func (pt *part) persist(ctx context.Context, m checkpoint.Manifest, db *pebble.DB) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(pt.runCtx, cancel)()
 	t, ok := pt.triggerOf(m.ID)
 	if !ok {
 		return fmt.Errorf("%w: %d", errNotTriggered, m.ID)
