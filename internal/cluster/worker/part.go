@@ -46,8 +46,8 @@ type part struct {
 	// coordinator (which may be gone) must not hold the stop up.
 	runCtx context.Context
 	stop   func()
-	done  chan struct{}
-	err  error // Run's result, once done is closed
+	done   chan struct{}
+	err    error // Run's result, once done is closed
 }
 
 // startPart restores the tasks mine of assignment a from the last
