@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -124,22 +123,13 @@ func writeClusterVerifyResult(out io.Writer, r clusterVerifyResult) {
 		return
 	}
 	fmt.Fprintf(out, "cluster checkpoint %d: FAILED\n", r.ID)
-	for _, line := range strings.Split(r.Error, "\n") {
-		fmt.Fprintf(out, "  %s\n", line)
-	}
+	writeIndented(out, r.Error)
 }
 
 // clusterVerifyOutcome turns failures into the command's error, naming
 // them and the checkpoints that passed.
 func clusterVerifyOutcome(pipeline string, results []clusterVerifyResult, all bool) error {
-	var failed, passed []uint64
-	for _, r := range results {
-		if r.OK {
-			passed = append(passed, r.ID)
-		} else {
-			failed = append(failed, r.ID)
-		}
-	}
+	passed, failed := passedAndFailed(results, func(r clusterVerifyResult) (uint64, bool) { return r.ID, r.OK })
 	if len(failed) == 0 {
 		return nil
 	}

@@ -135,22 +135,13 @@ func writeVerifyResult(out io.Writer, r verifyResult) {
 		return
 	}
 	fmt.Fprintf(out, "checkpoint %d: FAILED\n", r.ID)
-	for _, line := range strings.Split(r.Error, "\n") {
-		fmt.Fprintf(out, "  %s\n", line)
-	}
+	writeIndented(out, r.Error)
 }
 
 // verifyOutcome turns failures into the command's error, naming them and
 // the checkpoints that passed, the only ones a rollback could use.
 func verifyOutcome(root string, results []verifyResult, all bool) error {
-	var failed, passed []uint64
-	for _, r := range results {
-		if r.OK {
-			passed = append(passed, r.ID)
-		} else {
-			failed = append(failed, r.ID)
-		}
-	}
+	passed, failed := passedAndFailed(results, func(r verifyResult) (uint64, bool) { return r.ID, r.OK })
 	if len(failed) == 0 {
 		return nil
 	}
@@ -163,4 +154,23 @@ func verifyOutcome(root string, results []verifyResult, all bool) error {
 	}
 	return fmt.Errorf("%w: %d of %d checkpoint(s) in %s failed (%s); %s",
 		errVerifyFailed, len(failed), len(results), root, joinIDs(failed), advice)
+}
+
+// passedAndFailed splits the ids of verify results by outcome.
+func passedAndFailed[R any](results []R, outcome func(R) (id uint64, ok bool)) (passed, failed []uint64) {
+	for _, r := range results {
+		if id, ok := outcome(r); ok {
+			passed = append(passed, id)
+		} else {
+			failed = append(failed, id)
+		}
+	}
+	return passed, failed
+}
+
+// writeIndented prints each line of a joined error on its own indented line.
+func writeIndented(out io.Writer, text string) {
+	for _, line := range strings.Split(text, "\n") {
+		fmt.Fprintf(out, "  %s\n", line)
+	}
 }
