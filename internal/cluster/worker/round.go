@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/cluster/assign"
@@ -165,4 +164,3 @@ func deadWorkers(workers, alive []string) []string {
 // errNotTriggered: the engine persisted a checkpoint no trigger asked for.
 var errNotTriggered = errors.New("checkpoint not triggered by the cluster coordinator")
 
-var _ = nats.ErrTimeout
