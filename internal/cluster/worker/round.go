@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/cluster/assign"
 	"github.com/wasmstream/wasmstream/internal/cluster/ctlrec"
@@ -163,4 +162,3 @@ func deadWorkers(workers, alive []string) []string {
 
 // errNotTriggered: the engine persisted a checkpoint no trigger asked for.
 var errNotTriggered = errors.New("checkpoint not triggered by the cluster coordinator")
-
