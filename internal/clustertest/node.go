@@ -90,9 +90,20 @@ func (cfg NodeConfig) options() *server.Options {
 		// and the default reserves a share of the machine's memory and disk.
 		JetStreamMaxMemory: 256 << 20,
 		JetStreamMaxStore:  2 << 30,
-		Cluster:            server.ClusterOpts{Name: ClusterName, Host: "127.0.0.1", Port: cfg.RoutePort},
+		// NoAdvertise: a client knows only the URLs it was given, so that a
+		// test can put a proxy between a client and every node and cut it
+		// off (the client would otherwise learn the nodes' own URLs and
+		// reconnect around the proxy).
+		Cluster: server.ClusterOpts{Name: ClusterName, Host: "127.0.0.1", Port: cfg.RoutePort, NoAdvertise: true},
 		Routes:             routes,
-		Logtime:            true,
+		// A client that stops answering pings for about 3 s is closed by
+		// the server, as docs/cluster.md asks of a cluster's servers: the
+		// bytes a partitioned worker sent meanwhile then hit a closed
+		// connection when the partition heals, instead of being stored
+		// after its tasks moved.
+		PingInterval: time.Second,
+		MaxPingsOut:  2,
+		Logtime:      true,
 	}
 }
 

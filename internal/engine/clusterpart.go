@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
@@ -49,6 +50,30 @@ type ClusterPart struct {
 	// returns once the part may (its tasks are still its worker's), or an
 	// error that fails the part. Nil: no gate.
 	Gate func(ctx context.Context) error
+	// Worker is the id of the worker running the part. When set, every
+	// output and dead letter the part produces carries it in the
+	// Wasmstream-Worker header, so that an operator (or a test) can tell
+	// which worker stored what: after a partition, the late writes of a
+	// cut-off worker show by this header.
+	Worker string
+}
+
+// HeaderWorker names the worker that produced a cluster part's output or
+// dead letter (ClusterPart.Worker).
+const HeaderWorker = "Wasmstream-Worker"
+
+// withProvenance adds the cluster part's worker id to h (allocating h when
+// nil); outside a cluster part it returns h unchanged.
+func (p *Pipeline) withProvenance(h nats.Header) nats.Header {
+	c := p.opts.Cluster
+	if c == nil || c.Worker == "" {
+		return h
+	}
+	if h == nil {
+		h = nats.Header{}
+	}
+	h.Set(HeaderWorker, c.Worker)
+	return h
 }
 
 // gate asks the cluster part's Gate; it gives up when the pipeline failed.

@@ -34,7 +34,7 @@ func TestClusterPartRunsOnlyItsTasks(t *testing.T) {
 		persisted = append(persisted, m)
 		return nil
 	}
-	opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: map[string][]int{"sum": mine}, Persist: persist}})
+	opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: map[string][]int{"sum": mine}, Persist: persist, Worker: "w7"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p, err := Open(ctx, cfg, opts)
@@ -89,6 +89,11 @@ func TestClusterPartRunsOnlyItsTasks(t *testing.T) {
 		t.Errorf("manifest task entries start at %v, want those of tasks %v: %v", starts, mine, want)
 	}
 	diffSums(t, "last outputs", lastOutputSums(t, cfg), expectedSums(ours))
+	for _, m := range readSubject(t, cfg, sumSubjectOut) {
+		if got := m.Header.Get(HeaderWorker); got != "w7" {
+			t.Fatalf("output %q has %s %q, want the part's worker w7", m.Data, HeaderWorker, got)
+		}
+	}
 }
 
 func ids(ms []checkpoint.Manifest) []uint64 {

@@ -167,6 +167,7 @@ func (p *Pipeline) deadLetter(ctx context.Context, op *operator, src *source, m 
 		h = nats.Header{}
 	}
 	maps.Copy(h, engineHeaders)
+	h = p.withProvenance(h)
 	if err := p.gate(); err != nil {
 		return fmt.Errorf("operator %q: dead letter: %w", op.cfg.Name, err)
 	}

@@ -50,7 +50,7 @@ func (t *task) prepareOutputs(recs []inputRecord, outs []host.Output) (int, stri
 			Subject: sink.cfg.Subject,
 			MsgID:   ids.forRecord(sink.cfg.Mode, t.op.p.sources[r.source], r, o.Seq),
 			Data:    o.Value,
-			Header:  outputHeader(natsHeader(o.Headers), o.Key),
+			Header:  t.op.p.withProvenance(outputHeader(natsHeader(o.Headers), o.Key)),
 		}
 		if size := wireSize(sink.cfg.Mode, msg); limit > 0 && int64(size) > limit {
 			t.resetPrepared()

@@ -9,9 +9,12 @@ import (
 
 // FreezeProxy forwards TCP connections to a server. Frozen, it
 // forwards nothing in either direction and keeps every socket open, as a
-// server that hangs (SIGSTOP, a machine gone without a FIN) does: only the
-// client's pings can notice. Thawed, it closes the connections it froze
-// (their state is lost, as after a real hang) and forwards new ones again.
+// server that hangs (SIGSTOP, a machine gone without a FIN) or a network
+// partition does: only the client's pings can notice. Thawed, it closes
+// the connections it froze (their state is lost, as after a real hang)
+// and forwards new ones again. Healed, it delivers what it held, in order,
+// and then a close either side made meanwhile, as a partition that ends
+// does: TCP retransmits the bytes a cut-off client sent, late.
 type FreezeProxy struct {
 	// URL is the proxy's NATS URL.
 	URL    string
@@ -20,7 +23,8 @@ type FreezeProxy struct {
 
 	mu     sync.Mutex
 	frozen bool
-	thawed chan struct{} // closed by thaw
+	thawed chan struct{} // closed by Thaw or Heal
+	lost   *bool         // set by Thaw before it closes thawed: what was held is dropped
 	conns  []net.Conn    // both ends of every open pair
 }
 
@@ -85,33 +89,45 @@ func (p *FreezeProxy) pipe(dst, src net.Conn) {
 }
 
 // waitThawed returns true at once unless frozen; frozen, it waits for the
-// thaw and returns false.
+// end of the freeze and reports whether what it holds is to be delivered
+// (Heal) rather than dropped (Thaw).
 func (p *FreezeProxy) waitThawed() bool {
 	p.mu.Lock()
-	frozen, thawed := p.frozen, p.thawed
+	frozen, thawed, lost := p.frozen, p.thawed, p.lost
 	p.mu.Unlock()
 	if !frozen {
 		return true
 	}
 	<-thawed
-	return false
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !*lost
 }
 
 // Freeze stops all forwarding, of open connections and of new ones.
 func (p *FreezeProxy) Freeze() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.frozen, p.thawed = true, make(chan struct{})
+	p.frozen, p.thawed, p.lost = true, make(chan struct{}), new(bool)
 }
 
 // Thaw closes every connection made before or during the freeze and lets
 // new ones through.
 func (p *FreezeProxy) Thaw() {
 	p.mu.Lock()
-	p.frozen = false
+	p.frozen, *p.lost = false, true
 	close(p.thawed)
 	p.mu.Unlock()
 	p.closeAll()
+}
+
+// Heal ends the freeze as a healed partition: every connection delivers
+// what it held, and forwarding goes on.
+func (p *FreezeProxy) Heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.frozen = false
+	close(p.thawed)
 }
 
 func (p *FreezeProxy) closeAll() {

@@ -41,6 +41,11 @@
 //   - TestCoordinatorFreeze: SIGSTOP of the coordinator's worker past
 //     lease_ttl, then SIGCONT: a new coordinator meanwhile, the old one
 //     steps down, none of its late writes is stored;
+//   - TestWorkerPartition: a worker cut off every node by proxies
+//     (testutil.FreezeProxy) past lease_ttl, then healed so that what it
+//     sent meanwhile arrives late: its tasks move, and none of its
+//     outputs (header Wasmstream-Worker) or lease renewals is stored after
+//     the heal;
 //   - TestUnchangedCheckpointUploadsLittle: a checkpoint of unchanged state
 //     uploads under 5 % of a full one;
 //   - TestRescaleWhilePublishing: `wasmstream scale` to 8 tasks, a 3rd

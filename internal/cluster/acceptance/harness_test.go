@@ -147,9 +147,16 @@ func (d *deployment) startNewWorker(t *testing.T) *worker {
 // to a file of its own: <id>.log, then <id>.2.log, ...
 func (d *deployment) startWorker(t *testing.T, id string) *worker {
 	t.Helper()
+	return d.startWorkerAt(t, id, d.cluster.URLs())
+}
+
+// startWorkerAt is startWorker with the server URLs urls in a new
+// pipeline file (e.g. proxies in front of the nodes).
+func (d *deployment) startWorkerAt(t *testing.T, id, urls string) *worker {
+	t.Helper()
 	path := filepath.Join(d.dir, id+".hcl")
 	if _, err := os.Stat(path); err != nil {
-		file := pipelineFile{urls: d.cluster.URLs(), dataDir: filepath.Join(d.dir, id), module: d.module, mode: d.mode}
+		file := pipelineFile{urls: urls, dataDir: filepath.Join(d.dir, id), module: d.module, mode: d.mode}
 		if err := os.WriteFile(path, []byte(file.hcl()), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -119,5 +119,7 @@ const (
 	logSteppedDown    = "stepped down as coordinator"
 	logCompleted      = "cluster checkpoint completed"
 	logMembershipLost = "membership lease lost"
-	logDeadLetter     = "record sent to dead-letter subject" // internal/engine
+	// logWaitingForLease: the id's membership lease is still held.
+	logWaitingForLease = "waiting for the membership lease of an earlier worker with this id to expire"
+	logDeadLetter      = "record sent to dead-letter subject" // internal/engine
 )

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmstream/wasmstream/internal/clustertest"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 // recorder watches the output stream for a whole test on a connection of
@@ -47,6 +48,8 @@ type storedMsg struct {
 	// bucket's stamps).
 	stamp time.Time
 	batch batchHeaders
+	// worker is the worker that produced it (engine.HeaderWorker).
+	worker string
 }
 
 // batchHeaders are the headers of a message of a JetStream atomic batch,
@@ -111,7 +114,8 @@ func (r *recorder) rawMsg(m *nats.Msg) {
 }
 
 func (r *recorder) storedMsg(m jetstream.Msg) {
-	msg := storedMsg{msgID: m.Headers().Get(jetstream.MsgIDHeader), data: m.Data(), batch: batchOf(m.Headers())}
+	msg := storedMsg{msgID: m.Headers().Get(jetstream.MsgIDHeader), data: m.Data(), batch: batchOf(m.Headers()),
+		worker: m.Headers().Get(engine.HeaderWorker)}
 	if meta, err := m.Metadata(); err == nil {
 		msg.seq, msg.stamp = meta.Sequence.Stream, meta.Timestamp
 	}

@@ -65,7 +65,7 @@ func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[st
 	opts := w.base
 	opts.Recovery = engine.RecoveryOptions{}
 	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist, PublishedThrough: pt.publishedThrough, MarkPublished: pt.markPublished,
-		Gate: func(ctx context.Context) error { return pt.fence.wait(ctx, w.askAssignment) }}
+		Gate: func(ctx context.Context) error { return pt.fence.wait(ctx, w.askAssignment) }, Worker: w.id}
 	if pt.p, err = engine.Open(ctx, cfg, opts); err != nil {
 		return nil, err
 	}

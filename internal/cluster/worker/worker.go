@@ -70,6 +70,11 @@ type worker struct {
 func Run(ctx context.Context, o Options) error {
 	w, err := start(ctx, o)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped before it joined (e.g. while it waited out the lease
+			// of an earlier process with its id): nothing ran.
+			return nil
+		}
 		return err
 	}
 	defer w.close()
@@ -87,6 +92,12 @@ func Run(ctx context.Context, o Options) error {
 		// so serve stopped them. Join again as a new member.
 		w.log.Warn("membership lease lost: this worker stopped its tasks and joins again", "worker", w.id, "error", err)
 		if err := w.rejoin(ctx); err != nil {
+			if ctx.Err() != nil {
+				// Stopped while joining again (it waits out its old lease):
+				// it runs no task, so this is a graceful stop.
+				w.log.Info("worker stopped while joining again", "worker", w.id)
+				return nil
+			}
 			return err
 		}
 	}
