@@ -56,7 +56,9 @@ func Connect(ctx context.Context, o ServerOptions) (*Conn, error) {
 	}
 	c.clientURL = redactURLs(url)
 	c.reach = ServerOptions{URL: url, CredentialsFile: o.CredentialsFile, User: o.User, Password: o.Password,
-		Token: o.Token, NkeySeedFile: o.NkeySeedFile, InboxPrefix: o.InboxPrefix, Logger: o.Logger}
+		Token: o.Token, NkeySeedFile: o.NkeySeedFile, InboxPrefix: o.InboxPrefix,
+		TLSCAFile: o.TLSCAFile, TLSCertFile: o.TLSCertFile, TLSKeyFile: o.TLSKeyFile,
+		JetStreamDomain: o.JetStreamDomain, JetStreamAPIPrefix: o.JetStreamAPIPrefix, Logger: o.Logger}
 	if err := c.dial(ctx, url, o); err != nil {
 		c.shutdownServer()
 		return nil, err
@@ -78,14 +80,11 @@ func (c *Conn) dial(ctx context.Context, url string, o ServerOptions) error {
 // dialNATS connects to url as o says, naming the connection name (the
 // server's monitoring shows it); closed is closed when the connection is.
 func dialNATS(ctx context.Context, url string, o ServerOptions, name string, closed chan struct{}) (*nats.Conn, jetstream.JetStream, error) {
-	opts, err := authOptions(o)
+	opts, err := connectOptions(o)
 	if err != nil {
 		return nil, nil, err
 	}
 	log := o.Logger.With("connection", name)
-	if o.InboxPrefix != "" {
-		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
-	}
 	opts = append(opts,
 		nats.Name(name),
 		nats.MaxReconnects(-1),
@@ -107,9 +106,12 @@ func dialNATS(ctx context.Context, url string, o ServerOptions, name string, clo
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
+		if why := explainTLS(err, o); why != "" {
+			return nil, nil, fmt.Errorf("%w at %s (server.url): %s: %w", ErrConnect, redactURLs(url), why, err)
+		}
 		return nil, nil, fmt.Errorf("%w at %s (server.url): %w", ErrConnect, redactURLs(url), err)
 	}
-	js, err := jetstream.New(nc)
+	js, err := newJetStream(nc, o)
 	if err != nil {
 		nc.Close()
 		return nil, nil, fmt.Errorf("%w: JetStream: %w", ErrConnect, err)
@@ -117,12 +119,46 @@ func dialNATS(ctx context.Context, url string, o ServerOptions, name string, clo
 	return nc, js, nil
 }
 
+// newJetStream is a JetStream context on nc at o's domain or API prefix: every context of a
+// connection must use it, or its calls go to a JetStream that is not the pipeline's.
+func newJetStream(nc *nats.Conn, o ServerOptions, opts ...jetstream.JetStreamOpt) (jetstream.JetStream, error) {
+	switch {
+	case o.JetStreamDomain != "":
+		return jetstream.NewWithDomain(nc, o.JetStreamDomain, opts...)
+	case o.JetStreamAPIPrefix != "":
+		return jetstream.NewWithAPIPrefix(nc, o.JetStreamAPIPrefix, opts...)
+	}
+	return jetstream.New(nc, opts...)
+}
+
+// connectOptions are o's authentication, TLS and inbox prefix as nats.go options.
+func connectOptions(o ServerOptions) ([]nats.Option, error) {
+	opts, err := authOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	tlsOpt, err := tlsOption(o)
+	if err != nil {
+		return nil, err
+	}
+	if tlsOpt != nil {
+		opts = append(opts, tlsOpt)
+	}
+	if o.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
+	}
+	if o.NoReconnectBuffer {
+		opts = append(opts, nats.ReconnectBufSize(-1))
+	}
+	return opts, nil
+}
+
 func authOptions(o ServerOptions) ([]nats.Option, error) {
 	switch {
 	case o.NkeySeedFile != "":
 		opt, err := nats.NkeyOptionFromSeed(o.NkeySeedFile)
 		if err != nil {
-			return nil, fmt.Errorf("%w: nkey seed %s: %w", ErrConnect, o.NkeySeedFile, err)
+			return nil, fmt.Errorf("%w: nkey seed %s (server.nkey_seed): %w; give a file holding a user seed (SU...)", ErrConnect, o.NkeySeedFile, err)
 		}
 		return []nats.Option{opt}, nil
 	case o.CredentialsFile != "":

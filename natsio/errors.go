@@ -55,6 +55,9 @@ var (
 	ErrNoStream = errors.New("natsio: no stream covers subject")
 	// ErrPublish reports a publish that was not acknowledged by JetStream.
 	ErrPublish = errors.New("natsio: publish failed")
+	// ErrResendRefused reports publishes an outage failed that were not
+	// sent again because SinkOptions.BeforeResend refused.
+	ErrResendRefused = errors.New("natsio: not sent again after the outage")
 	// ErrSinkClosed is returned by Publish and Flush after Close.
 	ErrSinkClosed = errors.New("natsio: sink closed")
 

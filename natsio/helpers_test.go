@@ -42,9 +42,15 @@ func embeddedAt(t testing.TB, dir string, port int) *Conn {
 // external connects to the server at url as an external client.
 func external(t testing.TB, url string) *Conn {
 	t.Helper()
-	c, err := Connect(testCtx(t), ServerOptions{URL: url})
+	return externalWith(t, ServerOptions{URL: url})
+}
+
+// externalWith connects with o as an external client.
+func externalWith(t testing.TB, o ServerOptions) *Conn {
+	t.Helper()
+	c, err := Connect(testCtx(t), o)
 	if err != nil {
-		t.Fatalf("Connect %s: %v", url, err)
+		t.Fatalf("Connect %s: %v", o.URL, err)
 	}
 	t.Cleanup(c.Close)
 	return c

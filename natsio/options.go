@@ -45,6 +45,24 @@ type ServerOptions struct {
 	// user whose permissions allow subscribing only to its own prefix
 	// cannot read the replies other users get.
 	InboxPrefix string
+	// NoReconnectBuffer makes a publish fail at once while the connection
+	// is down instead of waiting in nats.go's reconnect buffer, which sends
+	// it whenever the connection is back, past any check the publisher
+	// made: a cluster worker's part must not publish after its tasks may
+	// have moved. The Sink sends such a publish again after the outage,
+	// through SinkOptions.BeforeResend.
+	NoReconnectBuffer bool
+	// TLSCAFile is a PEM file of the CAs that may sign the server's
+	// certificate, replacing the system's roots. TLSCertFile and TLSKeyFile,
+	// both or neither, are the client certificate a server verifying clients
+	// (mutual TLS) asks for. Setting any of them makes the connection use
+	// TLS. Only for an external server.
+	TLSCAFile, TLSCertFile, TLSKeyFile string
+	// JetStreamDomain or JetStreamAPIPrefix, at most one, say where the
+	// JetStream API is: "$JS.<domain>.API" of a server in another domain
+	// (a leaf node's hub), or the prefix an account imports it under.
+	// Every JetStream context of the connection uses it.
+	JetStreamDomain, JetStreamAPIPrefix string
 	// EmbeddedUsers, when not empty, are the only users the embedded server
 	// lets connect: nkey users, each with its own permissions.
 	EmbeddedUsers []EmbeddedUser
@@ -98,7 +116,13 @@ func (o ServerOptions) Validate() error {
 		return fmt.Errorf("%w: server.password is set without server.user", ErrInvalidOptions)
 	}
 	if n := o.authMethods(); n > 1 {
-		return fmt.Errorf("%w: set only one of server.credentials, server.user/password and server.token (%d are set)", ErrInvalidOptions, n)
+		return fmt.Errorf("%w: set only one of server.credentials, server.user/password, server.token and server.nkey_seed (%d are set)", ErrInvalidOptions, n)
+	}
+	if o.JetStreamDomain != "" && o.JetStreamAPIPrefix != "" {
+		return fmt.Errorf("%w: set only one of server.jetstream_domain and server.jetstream_api_prefix", ErrInvalidOptions)
+	}
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		return fmt.Errorf("%w: server.tls.cert_file and server.tls.key_file go together (a client certificate and its key); set both or neither", ErrInvalidOptions)
 	}
 	if o.Embedded() {
 		return o.validateEmbedded()
@@ -112,6 +136,9 @@ func (o ServerOptions) validateEmbedded() error {
 	}
 	if o.CredentialsFile != "" {
 		return fmt.Errorf("%w: server.credentials needs server.url; the embedded server supports only server.user/password or server.token", ErrInvalidOptions)
+	}
+	if o.TLSCAFile != "" || o.TLSCertFile != "" || o.JetStreamDomain != "" || o.JetStreamAPIPrefix != "" {
+		return fmt.Errorf("%w: server.tls, server.jetstream_domain and server.jetstream_api_prefix need server.url; the embedded server listens without TLS in no domain", ErrInvalidOptions)
 	}
 	if o.StoreDir == "" {
 		return fmt.Errorf("%w: the embedded server needs a JetStream store directory (the data directory)", ErrInvalidOptions)
@@ -143,7 +170,28 @@ func (o ServerOptions) String() string {
 		return fmt.Sprintf("embedded nats-server on %s:%d, store %s%s%s",
 			o.EmbeddedHost, o.EmbeddedPort, o.StoreDir, o.maxPayloadString(), o.authString())
 	}
-	return fmt.Sprintf("nats server %s%s", redactURLs(o.URL), o.authString())
+	return fmt.Sprintf("nats server %s%s%s%s", redactURLs(o.URL), o.authString(), o.tlsString(), o.jetStreamString())
+}
+
+func (o ServerOptions) tlsString() string {
+	s := ""
+	if o.TLSCAFile != "" {
+		s += ", tls ca " + o.TLSCAFile
+	}
+	if o.TLSCertFile != "" {
+		s += ", tls cert " + o.TLSCertFile
+	}
+	return s
+}
+
+func (o ServerOptions) jetStreamString() string {
+	switch {
+	case o.JetStreamDomain != "":
+		return ", jetstream domain " + o.JetStreamDomain
+	case o.JetStreamAPIPrefix != "":
+		return ", jetstream api prefix " + o.JetStreamAPIPrefix
+	}
+	return ""
 }
 
 func (o ServerOptions) maxPayloadString() string {

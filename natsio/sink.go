@@ -60,6 +60,12 @@ type SinkOptions struct {
 	// fail (DefaultOutageBudget if 0; negative: never sent again). It must
 	// stay below the duplicate window of the streams the Sink publishes to.
 	OutageBudget time.Duration
+	// BeforeResend, when set, is asked before each round of resends after
+	// an outage; it may wait. An error fails the queued publishes with it
+	// instead of sending them. A cluster worker's part passes its fence
+	// here: what an outage failed must not go out again once the part's
+	// tasks may belong to another worker (a partition, a lost lease).
+	BeforeResend func(ctx context.Context) error
 }
 
 // Sink publishes asynchronously and accounts for every acknowledgement.
@@ -79,6 +85,8 @@ type Sink struct {
 	budget     time.Duration // outage budget; <= 0: no resends
 	wake       chan struct{} // tells the resender that retries are queued
 	done       chan struct{} // closed by Close: the resender ends
+	// beforeResend is SinkOptions.BeforeResend.
+	beforeResend func(ctx context.Context) error
 
 	mu      sync.Mutex
 	pending map[*nats.Msg]struct{}
@@ -106,15 +114,16 @@ func (c *Conn) NewSinkWith(o SinkOptions) *Sink {
 		o.OutageBudget = DefaultOutageBudget
 	}
 	s := &Sink{
-		conn:       c,
-		slots:      make(chan struct{}, maxPending),
-		ackTimeout: SinkAckTimeout,
-		budget:     o.OutageBudget,
-		wake:       make(chan struct{}, 1),
-		done:       make(chan struct{}),
-		pending:    make(map[*nats.Msg]struct{}, maxPending),
+		conn:         c,
+		slots:        make(chan struct{}, maxPending),
+		ackTimeout:   SinkAckTimeout,
+		budget:       o.OutageBudget,
+		wake:         make(chan struct{}, 1),
+		done:         make(chan struct{}),
+		beforeResend: o.BeforeResend,
+		pending:      make(map[*nats.Msg]struct{}, maxPending),
 	}
-	js, err := jetstream.New(c.NC,
+	js, err := newJetStream(c.NC, c.reach,
 		// The slots bound pending; the library's own bound stays above them
 		// so that it never fails a publish on its own (it would after 200ms).
 		jetstream.WithPublishAsyncMaxPending(2*maxPending),

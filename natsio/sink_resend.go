@@ -1,6 +1,7 @@
 package natsio
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -78,7 +79,7 @@ func (s *Sink) resendLoop() {
 		case <-s.done:
 			return
 		}
-		if s.awaitConnection() {
+		if s.awaitConnection() && s.mayResend() {
 			s.resend(s.takeRetries())
 		}
 	}
@@ -121,6 +122,33 @@ func (s *Sink) failQueuedPastBudget(now bool) bool {
 	}
 	s.outage.queue = nil
 	return true
+}
+
+// mayResend asks SinkOptions.BeforeResend, which may wait; until the Sink
+// closes. Refused, every queued publish fails with the refusal.
+func (s *Sink) mayResend() bool {
+	if s.beforeResend == nil {
+		return true
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-stop:
+		}
+	}()
+	err := s.beforeResend(ctx)
+	if err == nil {
+		return true
+	}
+	for _, r := range s.takeRetries() {
+		s.onError(s.js, r.msg, fmt.Errorf("%w: %w", ErrResendRefused, err))
+	}
+	return false
 }
 
 // takeRetries empties the queue; nothing when the Sink closed.

@@ -35,7 +35,7 @@ echo "go: $(go version)"
 if [ -n "${WASMSTREAM:-}" ]; then
   cp "$WASMSTREAM" "$dir/wasmstream"
 else
-  go build -o "$dir/wasmstream" ./cmd/wasmstream
+  go build -ldflags "-X main.version=$(git describe --always --dirty 2>/dev/null || echo dev)" -o "$dir/wasmstream" ./cmd/wasmstream
 fi
 go build -o "$dir/wasmshape" ./internal/wasmgen/wasmshape
 

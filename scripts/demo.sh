@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 ex=examples/payment-risk
 mkdir -p bin
 echo "== build wasmstream and the payment-risk operator (the first build downloads the Go modules and compiles them: a few minutes)"
-go build -o bin/wasmstream ./cmd/wasmstream
+go build -ldflags "-X main.version=$(git describe --always --dirty 2>/dev/null || echo dev)" -o bin/wasmstream ./cmd/wasmstream
 GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o "$ex/operator/risk.wasm" "./$ex/operator"
 
 echo "== fresh data dir"

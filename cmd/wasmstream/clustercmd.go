@@ -33,7 +33,7 @@ func dialCluster(cmd *cobra.Command, g *globalFlags, path, notCluster string) (*
 		return nil, fmt.Errorf("%s has no cluster block: %s", path, notCluster)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	conn, err := engine.ConnectClient(ctx, cfg, newLogger(g, cfg), engine.AsControl)
+	conn, err := engine.ConnectCluster(ctx, cfg, newLogger(g, cfg))
 	if err != nil {
 		stop()
 		return nil, err

@@ -44,14 +44,15 @@ checkpoint {
 `
 
 // TestDeployCreatesTheClusterAssets: deploy without a savepoint creates
-// the streams, the control bucket and the state Object Store, and a second
+// the streams, the dead-letter stream (at the cluster's replicas, 1 here),
+// the control bucket and the state Object Store, and a second
 // deploy finds them all there; a pipeline without a cluster block is
 // refused.
 func TestDeployCreatesTheClusterAssets(t *testing.T) {
 	c := &clusterSums{url: natsServer(t)}
 	dir := t.TempDir()
 	path := c.pipelineFile(t, dir, "cluster", filepath.Join(dir, "sum2.wasm"), clusterBlock)
-	assets := [][]string{{"stream", "SUMIN"}, {"stream", "SUMOUT"}, {"control", "bucket", "wasmstream-sums"}, {"state", "object", "store", "wasmstream-sums-state"}}
+	assets := [][]string{{"stream", "SUMIN"}, {"stream", "SUMOUT"}, {"stream", engine.DeadLetterStream}, {"control", "bucket", "wasmstream-sums"}, {"state", "object", "store", "wasmstream-sums-state"}}
 	for _, state := range []string{"created", "exists"} {
 		out := mustExecCLI(t, "deploy", path)
 		wantContains(t, "deploy", out, `pipeline "sums" on `+c.url, "ready: start the workers")
@@ -69,7 +70,7 @@ func TestDeployCreatesTheClusterAssets(t *testing.T) {
 		t.Fatalf("the state object store: %v", err)
 	}
 	var printed struct{ Assets deploy.Assets }
-	if err := json.Unmarshal([]byte(mustExecCLI(t, "deploy", path, "--json")), &printed); err != nil || len(printed.Assets.List) != 4 || printed.Assets.List[0].Created {
+	if err := json.Unmarshal([]byte(mustExecCLI(t, "deploy", path, "--json")), &printed); err != nil || len(printed.Assets.List) != len(assets) || printed.Assets.List[0].Created {
 		t.Fatalf("deploy --json: %+v %v", printed, err)
 	}
 

@@ -34,5 +34,7 @@ file, an embedded JetStream server runs in-process with its store in the data di
 	root.AddCommand(newOperatorCommand(g))
 	root.AddCommand(newSavepointCommand(g))
 	root.AddCommand(newUpgradeCommand())
+	root.AddCommand(newExecCommand(g))
+	root.AddCommand(newInitCommand(), newBuildCommand())
 	return root
 }

@@ -93,7 +93,15 @@ func runPipeline(cmd *cobra.Command, g *globalFlags, f *runFlags, path string) e
 	// gracefully as SIGINT and SIGTERM: a final checkpoint, exit 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// Started first: a taken port fails the run at once, and /readyz
+	// answers "not ready" while the checkpoint is restored.
+	obs, err := engine.StartObserver(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer obs.Close()
 	return engine.Serve(ctx, cfg, engine.Options{
+		Observer:     obs,
 		Logger:       logger,
 		Engine:       host.Engine(f.engine),
 		Checkpoint:   ckOpts,

@@ -61,6 +61,12 @@ func runWorker(cmd *cobra.Command, g *globalFlags, f *workerFlags, path string) 
 	logger := newLogger(g, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// Every part of the pipeline this worker opens reports on the one endpoint.
+	obs, err := engine.StartObserver(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer obs.Close()
 	return worker.Run(ctx, worker.Options{Config: cfg, ID: f.id, Logger: logger,
-		Engine: engine.Options{Logger: logger, Engine: host.Engine(f.engine), FetchBatch: f.fetchBatch}})
+		Engine: engine.Options{Logger: logger, Engine: host.Engine(f.engine), FetchBatch: f.fetchBatch, Observer: obs}})
 }

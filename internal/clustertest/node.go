@@ -95,7 +95,7 @@ func (cfg NodeConfig) options() *server.Options {
 		// off (the client would otherwise learn the nodes' own URLs and
 		// reconnect around the proxy).
 		Cluster: server.ClusterOpts{Name: ClusterName, Host: "127.0.0.1", Port: cfg.RoutePort, NoAdvertise: true},
-		Routes:             routes,
+		Routes:  routes,
 		// A client that stops answering pings for about 3 s is closed by
 		// the server, as docs/cluster.md asks of a cluster's servers: the
 		// bytes a partitioned worker sent meanwhile then hit a closed

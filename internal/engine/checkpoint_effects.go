@@ -22,7 +22,7 @@ func (e checkpointEffects) InjectBarriers(req protocol.InjectBarriers) error {
 }
 func (e checkpointEffects) CancelCheckpoint(id uint64) { e.p.cancelCheckpoint(id) }
 func (e checkpointEffects) PublishCheckpoint(ctx context.Context, id uint64) error {
-	return e.p.publishCommitted(ctx, id)
+	return e.p.metrics.epochPublished(id, e.p.publishCommitted(ctx, id))
 }
 func (e checkpointEffects) AckSources(ctx context.Context, m checkpoint.Manifest) {
 	e.p.ackSources(ctx, m)
@@ -31,7 +31,8 @@ func (e checkpointEffects) MarkCleanStop(id uint64) error {
 	return recovery.WriteCleanStop(e.p.cfg.DataDir, id)
 }
 func (e checkpointEffects) PersistCheckpoint(ctx context.Context, a protocol.Persist) (checkpoint.Manifest, error) {
-	return e.p.persistCheckpoint(ctx, a)
+	m, err := e.p.persistCheckpoint(ctx, a)
+	return m, e.p.metrics.epochPersisted(a.ID, err)
 }
 
 // report hands a source's or a task's report to the coordinator.
@@ -39,6 +40,7 @@ func (p *Pipeline) report(ev protocol.Event) {
 	select {
 	case p.reports <- ev:
 	case <-p.failed:
+	case <-p.abandoned: // a stopped cluster part: nobody reads reports
 	}
 }
 

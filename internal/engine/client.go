@@ -63,7 +63,7 @@ func serverOptions(cfg *config.Pipeline, logger hclog.Logger) natsio.ServerOptio
 		ServerName: embeddedServerName(cfg), Logger: logger.Named("nats"),
 	}
 	if s.URL != "" {
-		opts.CredentialsFile, opts.User, opts.Password, opts.Token = s.Credentials, s.User, s.Password, s.Token
+		remoteOptions(&opts, s)
 	}
 	return opts
 }

@@ -58,6 +58,18 @@ type ClusterPart struct {
 	Worker string
 }
 
+// resendGate is the sink's BeforeResend: nil outside a cluster part; in
+// one, the Gate, so that publishes an outage failed go out again only
+// while the part's tasks are still its worker's (a partitioned worker's
+// sink resent them after the partition healed, and the server stored
+// them after the tasks had moved).
+func (p *Pipeline) resendGate() func(context.Context) error {
+	if c := p.opts.Cluster; c == nil || c.Gate == nil {
+		return nil
+	}
+	return func(context.Context) error { return p.gate() }
+}
+
 // HeaderWorker names the worker that produced a cluster part's output or
 // dead letter (ClusterPart.Worker).
 const HeaderWorker = "Wasmstream-Worker"
@@ -84,8 +96,9 @@ func (p *Pipeline) gate() error {
 	return nil
 }
 
-// watchFailure cancels the context of gate waits once the pipeline failed
-// or stopped, so that no task waits for a gate nobody opens.
+// watchFailure cancels the context of gate waits once the pipeline failed,
+// stopped or abandoned its tasks, so that no task waits for a gate nobody
+// opens.
 func (p *Pipeline) watchFailure() {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.gateCtx, p.gateCancel = ctx, cancel
@@ -94,6 +107,7 @@ func (p *Pipeline) watchFailure() {
 		select {
 		case <-p.failed:
 		case <-p.stopped:
+		case <-p.abandoned:
 		case <-ctx.Done(): // Close
 		}
 	}()

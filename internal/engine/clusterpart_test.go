@@ -118,3 +118,51 @@ func TestClusterReplayHorizon(t *testing.T) {
 		t.Errorf("cluster horizon %s, want %s", got, single+20*time.Second)
 	}
 }
+
+// TestClusterPartStopAbandonsHeldWork: a cluster part stops without a
+// final checkpoint, so its stop must not wait for what its tasks hold. A
+// part whose outputs cannot go out (a gate that never opens, as a NATS
+// outage keeps a sink's acks away) stops at once, and its sources, which
+// had more records for the held tasks, stop routing. A worker's part once
+// kept its worker past SIGTERM this way.
+func TestClusterPartStopAbandonsHeldWork(t *testing.T) {
+	s := newSumSetup(t, 2)
+	cfg := s.load(t)
+	gated := make(chan struct{}, 1)
+	gate := func(ctx context.Context) error {
+		select {
+		case gated <- struct{}{}:
+		default:
+		}
+		<-ctx.Done() // never opens
+		return ctx.Err()
+	}
+	persist := func(context.Context, checkpoint.Manifest, *pebble.DB) error { return nil }
+	opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: map[string][]int{"sum": {0, 1}}, Persist: persist, Gate: gate}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := Open(ctx, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(runCtx) }()
+	publishSums(t, p.Reach(), sumRecords(20000, 40, 1))
+	select {
+	case <-gated:
+	case <-ctx.Done():
+		t.Fatal("no task reached the gate")
+	}
+	waitUntil(t, "the sources to read more than the tasks took", func() bool { return p.Stats().Read > 5000 })
+	stop()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatalf("Run after the stop: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return within a minute of the stop: the stop waits for work it should abandon")
+	}
+}

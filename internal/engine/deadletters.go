@@ -177,8 +177,8 @@ func (p *Pipeline) deadLetter(ctx context.Context, op *operator, src *source, m 
 		MsgID:   "dlq." + outputMsgID(p.cfg.Name, op.cfg.Name, src.cfg.Name, m.Sequence, 0),
 		Data:    m.Data,
 		Header:  h,
-	}, m, engineHeaders, p.conn.MaxPayload())
-	err := p.sink.Publish(ctx, msg)
+	}, m, engineHeaders, p.maxPayload())
+	err := p.deliver(ctx, msg, execOrigin{seq: m.Sequence, output: -1})
 	if err != nil {
 		return fmt.Errorf("operator %q: publish to dead-letter subject %s: %w", op.cfg.Name, op.cfg.DeadLetterSubject, err)
 	}
@@ -193,5 +193,5 @@ func (p *Pipeline) keyFailure(ctx context.Context, op *operator, src *source, m 
 	if !op.runsTask(0) {
 		return nil
 	}
-	return p.deadLetter(ctx, op, src, m, "key: "+err.Error())
+	return p.countDeadLetter(op, reasonKey, p.deadLetter(ctx, op, src, m, "key: "+err.Error()))
 }

@@ -44,6 +44,9 @@
 //     run restores; recovery.go here checks that the operators fit it.
 //   - control/ is the control plane over NATS request-reply.
 //   - crashpoint/ kills the process at named points for crash tests.
+//   - Metrics and health (observe*.go) read the counters of the parts
+//     above when internal/observe's endpoint is scraped; Options.Observer
+//     attaches every pipeline opened with it (docs/metrics.md).
 //
 // Seams: Options.FS (the filesystem of the live state and of checkpoint
 // writes, for fault injection), CheckpointOptions.Clock (the protocol's

@@ -140,3 +140,12 @@ func sourceSubjects(cfg *config.Pipeline) []string {
 	}
 	return out
 }
+
+// remoteOptions copies how to reach a server at url (authentication, TLS, the JetStream
+// address and the inbox prefix) from the server block, a NATS context already applied to it.
+func remoteOptions(opts *natsio.ServerOptions, s config.Server) {
+	opts.CredentialsFile, opts.User, opts.Password, opts.Token = s.Credentials, s.User, s.Password, s.Token
+	opts.NkeySeedFile, opts.InboxPrefix = s.NkeySeed, s.InboxPrefix
+	opts.TLSCAFile, opts.TLSCertFile, opts.TLSKeyFile = s.TLS.CAFile, s.TLS.CertFile, s.TLS.KeyFile
+	opts.JetStreamDomain, opts.JetStreamAPIPrefix = s.JetStreamDomain, s.JetStreamAPIPrefix
+}

@@ -44,6 +44,9 @@ type Options struct {
 	// Cluster, when set, runs the pipeline as one worker's part of a
 	// cluster pipeline (ClusterPart).
 	Cluster *ClusterPart
+	// Observer, when set, serves the metrics and health of every pipeline
+	// opened with these options (StartObserver).
+	Observer *Observer
 }
 
 // CheckpointOptions configure checkpoints.

@@ -25,8 +25,9 @@ import (
 
 // preparedOutput is an output of the accepted attempt, built for its sink.
 type preparedOutput struct {
-	msg  natsio.OutMessage
-	sink *sinkRef
+	msg    natsio.OutMessage
+	sink   *sinkRef
+	origin execOrigin // the input record and guest output it came from
 }
 
 func (t *task) resetPrepared() {
@@ -40,7 +41,7 @@ func (t *task) resetPrepared() {
 // reason. recs are the batch the outputs' Record fields index.
 func (t *task) prepareOutputs(recs []inputRecord, outs []host.Output) (int, string) {
 	t.resetPrepared()
-	limit := t.op.p.conn.MaxPayload()
+	limit := t.op.p.maxPayload()
 	ids := outputIDs{pipeline: t.op.p.cfg.Name, operator: t.op.cfg.Name}
 	for i := range outs {
 		o := &outs[i]
@@ -57,7 +58,7 @@ func (t *task) prepareOutputs(recs []inputRecord, outs []host.Output) (int, stri
 			return o.Record, oversizeReason(t.op.p.cfg, o.Seq, sink.cfg, size, limit)
 		}
 		msg.Data = append([]byte(nil), o.Value...) // o.Value lives in the instance's arena
-		t.prepared = append(t.prepared, preparedOutput{msg: msg, sink: sink})
+		t.prepared = append(t.prepared, preparedOutput{msg: msg, sink: sink, origin: execOrigin{seq: r.msg.Sequence, output: o.Output}})
 	}
 	return -1, ""
 }
@@ -142,7 +143,7 @@ func maxPayloadWarning(cfg *config.Pipeline, oc *config.Operator, maxPayload int
 // warnMaxPayload logs, when the run starts, an operator's size limits that
 // exceed the server's max payload.
 func (op *operator) warnMaxPayload() {
-	if w, ok := maxPayloadWarning(op.p.cfg, op.cfg, op.p.conn.MaxPayload()); ok {
+	if w, ok := maxPayloadWarning(op.p.cfg, op.cfg, op.p.maxPayload()); ok {
 		op.p.logger.Warn(w.String())
 	}
 }

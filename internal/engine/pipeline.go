@@ -33,6 +33,7 @@ type Pipeline struct {
 	sources   []*source
 	operators []*operator
 	dead      deadLetters
+	exec      *execCollector // set by OpenExec: outputs and dead letters are collected, not published
 
 	coord *coordinator.Driver
 	// tasks lists every task of every operator; a task's report names
@@ -63,10 +64,14 @@ type Pipeline struct {
 	stopped     chan struct{} // closed when Run returns
 	closeOnce   sync.Once
 	failed      chan struct{}
-	failOnce    sync.Once
-	failErr     error
-	gateCtx     context.Context // ends when the pipeline failed, stopped or closed (watchFailure)
-	gateCancel  context.CancelFunc
+	// abandoned is closed when a cluster part stops: its tasks drop what
+	// they hold, and the sources stop routing to them (run.go).
+	abandoned  chan struct{}
+	failOnce   sync.Once
+	failErr    error
+	gateCtx    context.Context // ends when the pipeline failed, stopped or closed (watchFailure)
+	gateCancel context.CancelFunc
+	metrics    pipelineMetrics // what only metrics need (observe_metrics.go)
 }
 
 var errPipelineFailed = coordinator.ErrStopped
@@ -77,7 +82,7 @@ var errPipelineFailed = coordinator.ErrStopped
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
-	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), stopped: make(chan struct{}), crash: crashpoint.FromEnv(), upgradeStop: make(chan struct{})}
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), abandoned: make(chan struct{}), stopped: make(chan struct{}), crash: crashpoint.FromEnv(), upgradeStop: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			p.Close() // p, not the nil the failed return sets
@@ -145,6 +150,7 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 		p.recoveryTime = time.Since(started)
 		p.logger.Info("checkpoint restored", "checkpoint", plan.Manifest.ID, "recovery_time", p.recoveryTime)
 	}
+	p.opts.Observer.attach(p)
 	return p, nil
 }
 
@@ -202,6 +208,7 @@ func (p *Pipeline) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	opts.NoReconnectBuffer = p.opts.Cluster != nil // clusterpart.go: publishes only through the gate
 	conn, err := connectAndEnsure(ctx, p.cfg, opts)
 	if err != nil {
 		return err
@@ -211,10 +218,10 @@ func (p *Pipeline) connect(ctx context.Context) error {
 		p.logger.Info("embedded JetStream server started", "url", conn.ClientURL(), "store", filepath.Join(p.cfg.DataDir, "jetstream"),
 			"nkeys", auth.Dir(p.cfg.DataDir))
 	}
-	if _, err := conn.EnsureStream(ctx, natsio.StreamSpec{Name: DeadLetterStream, Subjects: []string{config.DeadLetterSubjects}}); err != nil {
-		return fmt.Errorf("dead-letter stream %s: %w", DeadLetterStream, err)
+	if err := EnsureDeadLetterStream(ctx, p.cfg, conn); err != nil {
+		return err
 	}
-	p.sink = conn.NewSinkWith(natsio.SinkOptions{MaxPending: 4096, OutageBudget: outageBudget(p.cfg)})
+	p.sink = conn.NewSinkWith(natsio.SinkOptions{MaxPending: 4096, OutageBudget: outageBudget(p.cfg), BeforeResend: p.resendGate()})
 	return nil
 }
 
@@ -283,7 +290,7 @@ func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator.Driver, er
 			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, OutageBudget: outageBudget(p.cfg),
 			FirstID: lastCompleted + 1, Where: CheckpointRoot(p.cfg), Server: p.conn.ClientURL(), Clock: c.Clock},
 		Root: CheckpointRoot(p.cfg), Retain: c.Retain, Restored: p.restoredID(), Logger: p.logger, Crash: p.crash, Reports: p.reports, Effects: checkpointEffects{p},
-		Outage: natsio.IsOutage, Part: p.opts.Cluster != nil,
+		Outage: natsio.IsOutage, Part: p.opts.Cluster != nil, Completed: p.metrics.checkpointCompleted, Failed: p.metrics.checkpointFailed,
 	})
 }
 
@@ -338,6 +345,7 @@ func (p *Pipeline) Close() {
 }
 
 func (p *Pipeline) close() {
+	p.opts.Observer.detach(p) // waits for a scrape reading p
 	ctx := context.Background()
 	if p.gateCancel != nil {
 		p.gateCancel()

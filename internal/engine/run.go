@@ -36,7 +36,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			tasks.Add(1)
 			go func() {
 				defer tasks.Done()
-				if err := t.run(taskCtx); err != nil {
+				if err := t.run(taskCtx); err != nil && taskCtx.Err() == nil {
 					p.fail(err)
 				}
 			}()
@@ -58,6 +58,16 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		p.fail(runErr)
 	}
 	stopSources()
+	if p.opts.Cluster != nil && runErr == nil {
+		// A cluster part stops without a final checkpoint: whichever worker
+		// runs its ranges next restores them from the last cluster
+		// checkpoint and replays, so what the tasks still hold need not be
+		// processed or published. Abandon it: publishing could wait out the
+		// outage budget (a part stopped during a NATS outage kept its worker
+		// past SIGTERM). The sources stop routing to the tasks too.
+		close(p.abandoned)
+		stopTasks()
+	}
 	sources.Wait()
 	p.closeTasks()
 	tasks.Wait()

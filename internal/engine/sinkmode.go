@@ -61,6 +61,6 @@ func outputHeader(h nats.Header, key []byte) nats.Header {
 	if h == nil {
 		h = nats.Header{}
 	}
-	h.Set("Wasmstream-Key", string(key))
+	h.Set(HeaderKey, string(key))
 	return h
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/protocol"
-	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
@@ -34,6 +33,9 @@ type source struct {
 	// checkpoint; records up to it are counted as replayed.
 	replayUntil uint64
 	replayed    atomic.Uint64
+
+	// lastRecordTime is the JetStream timestamp (unix nanos) of the newest record read (metrics).
+	lastRecordTime atomic.Int64
 }
 
 type consumer struct {
@@ -69,6 +71,7 @@ func (s *source) run(ctx context.Context) error {
 		}
 		s.lastData.Store(time.Now().UnixNano())
 		s.read.Add(uint64(len(msgs)))
+		s.lastRecordTime.Store(msgs[len(msgs)-1].Time.UnixNano())
 		s.routing.Store(true)
 		err = s.route(ctx, msgs)
 		s.routing.Store(false)
@@ -112,6 +115,8 @@ func (s *source) injectBarrier(req barrierRequest) error {
 			case queue <- taskItem{barrier: b}:
 			case <-s.p.failed:
 				return errPipelineFailed
+			case <-s.p.abandoned:
+				return errPipelineFailed
 			}
 		}
 	}
@@ -131,10 +136,7 @@ func (s *source) route(ctx context.Context, msgs []natsio.Message) error {
 		chunks := make([][]inputRecord, len(c.op.tasks))
 		for i := range msgs {
 			m := &msgs[i]
-			key, err := c.op.keyer.Extract(m.Subject, m.Header, m.Data)
-			if err == nil && len(key) > state.MaxKeyLen {
-				err = fmt.Errorf("key of %d bytes is over the %d-byte limit", len(key), state.MaxKeyLen)
-			}
+			key, err := c.op.recordKey(m)
 			if err != nil {
 				if err := s.p.keyFailure(ctx, c.op, s, m, err); err != nil {
 					return err
@@ -156,6 +158,8 @@ func (s *source) route(ctx context.Context, msgs []natsio.Message) error {
 			select {
 			case c.op.tasks[t].in <- taskItem{records: chunk, input: int(c.input), upTo: upTo}:
 			case <-s.p.failed:
+				return errPipelineFailed
+			case <-s.p.abandoned:
 				return errPipelineFailed
 			}
 		}

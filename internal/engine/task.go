@@ -48,6 +48,7 @@ type task struct {
 	stateLiveEntries atomic.Int64
 	stateLiveBytes   atomic.Int64
 	sweepPasses      atomic.Uint64
+	metrics          *taskMetrics // nil without an Observer (observe_metrics.go)
 }
 
 // taskItem is a chunk of records of one input, or a barrier.
@@ -158,9 +159,11 @@ func (t *task) processChunk(ctx context.Context, recs []inputRecord) error {
 	size := t.op.cfg.Limits.BatchSize
 	for start := 0; start < len(recs); start += size {
 		end := min(start+size, len(recs))
+		began := t.metrics.start()
 		if err := t.processBatch(ctx, recs[start:end]); err != nil {
 			return err
 		}
+		t.batchDone(began)
 	}
 	return nil
 }
@@ -184,7 +187,9 @@ func (t *task) processBatch(ctx context.Context, recs []inputRecord) error {
 		},
 		CheckOutputs: func(outs []host.Output) (int, string) { return t.prepareOutputs(recs, outs) },
 	}
+	called := t.metrics.start()
 	res, err := r.Run(ctx, t.toHost(recs))
+	t.metrics.guestDone(called)
 	t.inst = r.Inst
 	var ge *host.GuestError
 	switch {
@@ -219,11 +224,11 @@ func (t *task) publish(ctx context.Context) error {
 	}
 	for i := range t.prepared {
 		out := &t.prepared[i]
-		if out.sink.cfg.Mode == config.ModeTransactional {
+		if out.sink.cfg.Mode == config.ModeTransactional && t.op.p.exec == nil {
 			t.outbox.stage(out.msg)
 			continue
 		}
-		if err := t.op.p.sink.Publish(ctx, out.msg); err != nil {
+		if err := t.op.p.deliver(ctx, out.msg, out.origin); err != nil {
 			return fmt.Errorf("operator %q: publish to sink %q (subject %s): %w", t.op.cfg.Name, out.sink.cfg.Name, out.sink.cfg.Subject, err)
 		}
 	}
@@ -233,7 +238,7 @@ func (t *task) publish(ctx context.Context) error {
 }
 
 func (t *task) deadLetter(ctx context.Context, r *inputRecord, ge *host.GuestError) error {
-	return t.op.p.deadLetter(ctx, t.op, t.op.p.sources[r.source], r.msg, ge.Error())
+	return t.op.p.countDeadLetter(t.op, guestReason(ge), t.op.p.deadLetter(ctx, t.op, t.op.p.sources[r.source], r.msg, ge.Error()))
 }
 
 // renewInstance replaces an instance a fault closed (isolate.Runner.Renew).

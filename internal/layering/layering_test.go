@@ -62,6 +62,8 @@ var rules = []rule{
 		why: "control records are a building block under the engine: fenced KV writes over a NATS client"},
 	{pkg: "./internal/cluster/global", forbid: []string{wazero, natsServer, engine},
 		why: "the cluster checkpoint's manifest joins shipped task checkpoints into one cut and knows nothing of the engine"},
+	{pkg: "./internal/observe", forbid: []string{wazero, pebble, natsServer, natsClient, engine},
+		why: "the metrics and health endpoint serves what it is handed: the engine's seams are the only way in"},
 }
 
 func TestLayering(t *testing.T) {

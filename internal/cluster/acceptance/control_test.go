@@ -33,7 +33,7 @@ type controlRecorder struct {
 	bucket *lease.Bucket
 	nc     *nats.Conn
 	js     jetstream.JetStream
-	cons   jetstream.ConsumeContext
+	cons   *follower
 	sub    *nats.Subscription
 
 	mu     sync.Mutex
@@ -74,12 +74,8 @@ func startControlRecorder(t *testing.T, c *clustertest.Cluster) *controlRecorder
 	if err := r.sub.SetPendingLimits(-1, -1); err != nil {
 		t.Fatal(err)
 	}
-	cons, err := r.js.OrderedConsumer(ctx, r.bucket.Stream(), jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		t.Fatalf("control recorder: ordered consumer on %s: %v", r.bucket.Stream(), err)
-	}
-	if r.cons, err = cons.Consume(r.storedMsg, jetstream.ConsumeErrHandler(r.consumeErr)); err != nil {
-		t.Fatalf("control recorder: consume %s: %v", r.bucket.Stream(), err)
+	if r.cons, err = follow(ctx, r.js, r.bucket.Stream(), r.storedMsg, r.consumeErr); err != nil {
+		t.Fatalf("control recorder: %v", err)
 	}
 	t.Cleanup(r.stop)
 	if err := r.nc.Flush(); err != nil {
@@ -116,7 +112,7 @@ func opOf(h nats.Header) string {
 	return h.Get(jetstream.MarkerReasonHeader)
 }
 
-func (r *controlRecorder) consumeErr(_ jetstream.ConsumeContext, err error) {
+func (r *controlRecorder) consumeErr(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.errs = append(r.errs, err.Error())

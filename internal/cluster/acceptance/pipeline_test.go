@@ -150,6 +150,9 @@ func streamConfigs(mode string) []jetstream.StreamConfig {
 		{Name: inputStream, Subjects: []string{inputSubjects}, Storage: jetstream.FileStorage, Replicas: replicas},
 		{Name: outputStream, Subjects: []string{outputSubjects}, Storage: jetstream.FileStorage, Replicas: replicas,
 			Duplicates: outputWindow, AllowAtomicPublish: orIdempotent(mode) == config.ModeTransactional},
+		// The engine's dead-letter stream, at the cluster's replicas as
+		// `wasmstream deploy` creates it (engine.EnsureDeadLetterStream).
+		{Name: config.DeadLetterStream, Subjects: []string{config.DeadLetterSubjects}, Storage: jetstream.FileStorage, Replicas: replicas},
 	}
 }
 

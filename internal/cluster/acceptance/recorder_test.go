@@ -28,7 +28,7 @@ import (
 type recorder struct {
 	nc   *nats.Conn
 	js   jetstream.JetStream
-	cons jetstream.ConsumeContext
+	cons *follower
 	sub  *nats.Subscription
 
 	mu     sync.Mutex
@@ -90,12 +90,8 @@ func startRecorder(t testing.TB, c *clustertest.Cluster) *recorder {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cons, err := r.js.OrderedConsumer(ctx, outputStream, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		t.Fatalf("recorder: ordered consumer on %s: %v", outputStream, err)
-	}
-	if r.cons, err = cons.Consume(r.storedMsg, jetstream.ConsumeErrHandler(r.consumeErr)); err != nil {
-		t.Fatalf("recorder: consume %s: %v", outputStream, err)
+	if r.cons, err = follow(ctx, r.js, outputStream, r.storedMsg, r.consumeErr); err != nil {
+		t.Fatalf("recorder: %v", err)
 	}
 	t.Cleanup(r.stop)
 	// The subscription's interest must reach every node before a worker
@@ -125,7 +121,7 @@ func (r *recorder) storedMsg(m jetstream.Msg) {
 	r.ids[msg.msgID] = struct{}{}
 }
 
-func (r *recorder) consumeErr(_ jetstream.ConsumeContext, err error) {
+func (r *recorder) consumeErr(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.errs = append(r.errs, err.Error())

@@ -171,14 +171,27 @@ func (w *worker) awaitExit0(deadline time.Time, limit time.Duration) string {
 	select {
 	case <-w.done:
 	case <-time.After(time.Until(deadline)):
+		w.dumpGoroutines()
 		w.killIfRunning()
-		return fmt.Sprintf("worker %s did not exit within %s of SIGTERM (SIGKILLed); log %s", w.id, limit, w.logPath)
+		return fmt.Sprintf("worker %s did not exit within %s of SIGTERM (SIGQUIT: its goroutines are at the end of its log; then SIGKILLed); log %s", w.id, limit, w.logPath)
 	}
 	if w.waitErr != nil {
 		return fmt.Sprintf("worker %s ended with %s after SIGTERM, want exit 0; its last line: %q; log %s",
 			w.id, w.exitStatus(), w.lastLine(), w.logPath)
 	}
 	return ""
+}
+
+// dumpGoroutines makes a worker that hangs print its goroutines into its
+// log (Go's SIGQUIT handler) and waits briefly for it to exit.
+func (w *worker) dumpGoroutines() {
+	if w.exited() || w.cmd.Process.Signal(syscall.SIGQUIT) != nil {
+		return
+	}
+	select {
+	case <-w.done:
+	case <-time.After(5 * time.Second):
+	}
 }
 
 func (w *worker) killIfRunning() {

@@ -40,7 +40,7 @@ func Open(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (*Stor
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	conn, err := engine.ConnectClient(ctx, cfg, logger, engine.AsControl)
+	conn, err := engine.ConnectCluster(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -97,6 +97,10 @@ func (c *cluster) ensure(ctx context.Context, existed map[Asset]bool) error {
 		}
 		c.add(existed, Asset{Kind: KindStream, Name: st.Name, Replicas: s.CachedInfo().Config.Replicas})
 	}
+	if err := engine.EnsureDeadLetterStream(ctx, c.cfg, c.conn); err != nil {
+		return fmt.Errorf("pipeline %q: %w", c.cfg.Name, err)
+	}
+	c.add(existed, Asset{Kind: KindStream, Name: engine.DeadLetterStream, Replicas: c.cfg.DeadLetterReplicas()})
 	replicas := c.cfg.Cluster.Replicas
 	var err error
 	name := worker.BucketName(c.cfg.Name)
@@ -139,6 +143,10 @@ func existing(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (m
 		if err := found(out, Asset{Kind: KindStream, Name: st.Name}, err, jetstream.ErrStreamNotFound); err != nil {
 			return nil, err
 		}
+	}
+	_, err = conn.JS.Stream(ctx, engine.DeadLetterStream)
+	if err := found(out, Asset{Kind: KindStream, Name: engine.DeadLetterStream}, err, jetstream.ErrStreamNotFound); err != nil {
+		return nil, err
 	}
 	_, err = conn.JS.KeyValue(ctx, worker.BucketName(cfg.Name))
 	if err := found(out, Asset{Kind: KindControl, Name: worker.BucketName(cfg.Name)}, err, jetstream.ErrBucketNotFound); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -54,7 +55,7 @@ func LeaderGet(ctx context.Context, js jetstream.JetStream, stream, subject stri
 	if err != nil {
 		return nil, err
 	}
-	reply, err := js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
+	reply, err := js.Conn().RequestWithContext(ctx, apiPrefix(js)+"STREAM.MSG.GET."+stream, req)
 	if err != nil {
 		return nil, fmt.Errorf("leader read of %s in stream %s: %w", subject, stream, err)
 	}
@@ -88,4 +89,18 @@ func rawMsg(m *storedMsg) (*jetstream.RawStreamMsg, error) {
 		raw.Header = h
 	}
 	return raw, nil
+}
+
+// apiPrefix is the JetStream API prefix js sends its requests with, as
+// nats.go builds it: "$JS.<domain>.API." with a JetStream domain, the API
+// prefix of an account import, else "$JS.API.".
+func apiPrefix(js jetstream.JetStream) string {
+	o := js.Options()
+	switch {
+	case o.Domain != "":
+		return "$JS." + o.Domain + ".API."
+	case o.APIPrefix != "":
+		return strings.TrimSuffix(o.APIPrefix, ".") + "."
+	}
+	return jetstream.DefaultAPIPrefix
 }

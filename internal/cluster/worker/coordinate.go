@@ -21,6 +21,8 @@ type coordinator struct {
 	w    *worker
 	l    *lease.Lease
 	acks chan *nats.Msg
+	// declines are the workers' declines (wire.go decline).
+	declines chan *nats.Msg
 	// seen is the last membership view and since when it is unchanged:
 	// reassignment waits for cluster.stabilization of the same view.
 	seen    []string
@@ -36,12 +38,17 @@ func (w *worker) coordinate(ctx context.Context, l *lease.Lease) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	go keepLease(ctx, l, stop)
-	c := &coordinator{w: w, l: l, acks: make(chan *nats.Msg, 1024), lastEnd: time.Now()}
+	c := &coordinator{w: w, l: l, acks: make(chan *nats.Msg, 1024), declines: make(chan *nats.Msg, 1024), lastEnd: time.Now()}
 	sub, err := w.conn.NC.ChanSubscribe(w.subj.ack, c.acks)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = sub.Unsubscribe() }()
+	dsub, err := w.conn.NC.ChanSubscribe(w.subj.decline, c.declines)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = dsub.Unsubscribe() }()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -101,14 +101,25 @@ func (f *follower) settle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := f.apply(ctx, a, sent.Add(f.w.window)); err != nil {
-		return err
-	}
-	if t := f.waiting; t != nil && f.cur != nil && f.cur.epoch.Load() == t.Assignment {
-		f.cur.trigger(*t)
+	applyErr := f.apply(ctx, a, sent.Add(f.w.window))
+	if t := f.waiting; t != nil {
+		switch {
+		case f.cur != nil && f.cur.epoch.Load() == t.Assignment:
+			f.cur.trigger(*t)
+		case a.Epoch == t.Assignment && len(tasksOf(a, f.w.id)) > 0:
+			f.w.decline(*t, notRunning(applyErr))
+		}
 	}
 	f.waiting = nil
-	return nil
+	return applyErr
+}
+
+// notRunning says why this worker's tasks are not running.
+func notRunning(applyErr error) string {
+	if applyErr != nil {
+		return "its tasks failed to start: " + applyErr.Error()
+	}
+	return "its tasks are restarting after a failure"
 }
 
 // apply runs the tasks a gives this worker: a part whose tasks stay the

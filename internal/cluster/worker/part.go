@@ -179,6 +179,7 @@ func (pt *part) persist(ctx context.Context, m checkpoint.Manifest, db *pebble.D
 	started := time.Now()
 	parts, err := pt.ship(ctx, t, m, db)
 	if err != nil {
+		pt.w.decline(t, "its snapshot failed: "+err.Error())
 		return err
 	}
 	infos := make([]global.OperatorInfo, 0, len(m.Operators))

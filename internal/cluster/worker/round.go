@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/cluster/assign"
 	"github.com/wasmstream/wasmstream/internal/cluster/ctlrec"
@@ -86,6 +88,10 @@ func (c *coordinator) collect(ctx context.Context, t trigger, workers []string) 
 			if dead := deadWorkers(missingWorkers(workers, got), c.w.view.View().Alive); len(dead) > 0 {
 				return nil, fmt.Errorf("workers %v stopped sending heartbeats before they acked", dead)
 			}
+		case m := <-c.declines:
+			if err := declined(m, t, workers); err != nil {
+				return nil, err
+			}
 		case m := <-c.acks:
 			a, err := global.DecodeAck(m.Data)
 			switch {
@@ -107,6 +113,16 @@ func (c *coordinator) collect(ctx context.Context, t trigger, workers []string) 
 		acks = append(acks, got[w])
 	}
 	return acks, nil
+}
+
+// declined is the error of a decline of t by one of its workers; nil for
+// a decline of another checkpoint, or an unreadable one.
+func declined(m *nats.Msg, t trigger, workers []string) error {
+	d, err := decode[decline](m.Data, "decline")
+	if err != nil || d.Checkpoint != t.Checkpoint || d.Generation != t.Generation || d.Assignment != t.Assignment || !slices.Contains(workers, d.Worker) {
+		return nil
+	}
+	return fmt.Errorf("worker %s cannot take part: %s", d.Worker, d.Reason)
 }
 
 func (c *coordinator) drainAcks() {

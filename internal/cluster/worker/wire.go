@@ -9,11 +9,11 @@ import (
 // the coordinator broadcasts triggers and outcomes, workers send acks as
 // requests. They carry no decision: the fenced records in the control
 // bucket do, and a worker that misses a broadcast reads them.
-type subjects struct{ trigger, ack, outcome, forget string }
+type subjects struct{ trigger, ack, decline, outcome, forget string }
 
 func subjectsOf(pipeline string) subjects {
 	p := "wasmstream." + pipeline + ".ctl."
-	return subjects{trigger: p + "trigger", ack: p + "ack", outcome: p + "outcome", forget: p + "forget"}
+	return subjects{trigger: p + "trigger", ack: p + "ack", decline: p + "decline", outcome: p + "outcome", forget: p + "forget"}
 }
 
 // trigger asks the workers of assignment epoch Assignment for checkpoint
@@ -22,6 +22,18 @@ type trigger struct {
 	Checkpoint uint64 `json:"checkpoint"`
 	Generation uint64 `json:"generation"`
 	Assignment uint64 `json:"assignment"`
+}
+
+// decline tells the coordinator that a worker with tasks in the trigger's
+// assignment cannot ack it (its tasks are not running, or its snapshot
+// failed), so that the round gives up at once instead of waiting for the
+// checkpoint timeout while scale requests and reassignments wait too.
+type decline struct {
+	Checkpoint uint64 `json:"checkpoint"`
+	Generation uint64 `json:"generation"`
+	Assignment uint64 `json:"assignment"`
+	Worker     string `json:"worker"`
+	Reason     string `json:"reason"`
 }
 
 // outcome announces that a checkpoint completed or was given up.
@@ -49,4 +61,15 @@ func truncate(b []byte) string {
 		return string(b[:120]) + "…"
 	}
 	return string(b)
+}
+
+// decline tells the coordinator that this worker cannot ack t, and why.
+// It is a broadcast, not a request: a coordinator that misses it waits for
+// the checkpoint timeout, as before declines existed.
+func (w *worker) decline(t trigger, reason string) {
+	w.log.Warn("declining a cluster checkpoint", "checkpoint", t.Checkpoint, "assignment", t.Assignment, "reason", reason)
+	d := decline{Checkpoint: t.Checkpoint, Generation: t.Generation, Assignment: t.Assignment, Worker: w.id, Reason: reason}
+	if err := w.conn.NC.Publish(w.subj.decline, mustJSON(d)); err != nil {
+		w.log.Warn("sending the decline failed; the coordinator waits for the checkpoint timeout", "checkpoint", t.Checkpoint, "error", err)
+	}
 }

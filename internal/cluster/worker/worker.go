@@ -184,11 +184,17 @@ func BucketName(pipeline string) string { return "wasmstream-" + pipeline }
 func ObjectStoreName(pipeline string) string { return "wasmstream-" + pipeline + "-state" }
 
 func (w *worker) connect(ctx context.Context) error {
-	conn, err := engine.ConnectClient(ctx, w.cfg, w.log, engine.AsControl)
+	conn, err := engine.ConnectCluster(ctx, w.cfg, w.log)
 	if err != nil {
 		return err
 	}
 	w.conn = conn
+	// Retried, like the control assets: a worker (re)started while a
+	// stream's leader is being elected finds its lookup timing out.
+	err = w.retryAsset(ctx, "declared streams", func() error { return engine.EnsureStreams(ctx, w.cfg, conn) })
+	if err != nil {
+		return err
+	}
 	replicas := w.cfg.Cluster.Replicas
 	err = w.retryAsset(ctx, "control bucket", func() (err error) {
 		w.bucket, err = lease.EnsureBucket(ctx, conn.JS, BucketName(w.cfg.Name), replicas)
@@ -226,11 +232,12 @@ func (w *worker) connect(ctx context.Context) error {
 const assetAttempts = 5
 
 // retryAsset runs ensure until it succeeds, a configuration error (which
-// another attempt cannot mend) or assetAttempts.
+// another attempt cannot mend: a bucket or stream that differs from the
+// declaration) or assetAttempts.
 func (w *worker) retryAsset(ctx context.Context, what string, ensure func() error) error {
 	var err error
 	for attempt := 1; attempt <= assetAttempts; attempt++ {
-		if err = ensure(); err == nil || errors.Is(err, lease.ErrBucketConfig) || errors.Is(err, lease.ErrInvalid) {
+		if err = ensure(); err == nil || errors.Is(err, lease.ErrBucketConfig) || errors.Is(err, lease.ErrInvalid) || errors.Is(err, natsio.ErrStreamConflict) {
 			break
 		}
 		w.log.Warn("creating a cluster asset failed; retrying", "asset", what, "attempt", attempt, "error", err)

@@ -72,3 +72,17 @@ func (d *decoder) checkCluster(p *Pipeline) {
 			"the embedded server serves one process (use `wasmstream run`)")
 	}
 }
+
+// Clustered reports whether the pipeline has a cluster block: `wasmstream
+// worker` processes share it through a NATS cluster.
+func (p *Pipeline) Clustered() bool { return p.Cluster.Range.Start.Line != 0 }
+
+// DeadLetterReplicas is the replication of DeadLetterStream: the cluster's
+// replicas on a clustered pipeline (an R1 stream on one node would stop
+// every worker while that node is down), else 1.
+func (p *Pipeline) DeadLetterReplicas() int {
+	if p.Clustered() {
+		return p.Cluster.Replicas
+	}
+	return 1
+}

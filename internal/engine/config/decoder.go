@@ -122,6 +122,10 @@ func (d *decoder) decodeBlocks(p *Pipeline, blocks hcl.Blocks) {
 			if d.once(b) {
 				p.Cluster = d.decodeCluster(b)
 			}
+		case "observe":
+			if d.once(b) {
+				p.Observe = d.decodeObserve(b)
+			}
 		case "stream":
 			d.addStream(p, b)
 		case "source":

@@ -178,7 +178,7 @@ func TestDocsCoverSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []*hcl.BodySchema{fileSchema, serverSchema, logSchema, checkpointSchema, clusterSchema, streamSchema,
-		sourceSchema, operatorSchema, keySchema, limitsSchema, sinkSchema} {
+		sourceSchema, operatorSchema, keySchema, limitsSchema, sinkSchema, observeSchema, tlsSchema} {
 		for _, a := range s.Attributes {
 			if !strings.Contains(string(doc), "`"+a.Name+"`") {
 				t.Errorf("setting %s is not documented", a.Name)

@@ -24,6 +24,8 @@ type Pipeline struct {
 	// Cluster configures `wasmstream worker` processes sharing the pipeline; its defaults are
 	// filled in when the file has no cluster block.
 	Cluster Cluster
+	// Observe is the metrics and health endpoint; off (empty Listen) without an observe block.
+	Observe Observe
 	// Streams, Sources, Operators and Sinks keep the order of the file.
 	Streams   []Stream
 	Sources   []Source
@@ -43,6 +45,17 @@ type Server struct {
 	Credentials string
 	// User and Password, or Token, authenticate to the server at URL.
 	User, Password, Token string
+	// NkeySeed is the absolute path of an nkey user seed file, or empty.
+	NkeySeed string
+	// TLS holds the files of a TLS connection to the server at URL (server_tls.go).
+	TLS TLS
+	// JetStreamDomain or JetStreamAPIPrefix, at most one, address the JetStream API of
+	// another domain (a leaf node's hub) or an account's import; InboxPrefix replaces
+	// "_INBOX" in reply subjects.
+	JetStreamDomain, JetStreamAPIPrefix, InboxPrefix string
+	// Context is the NATS CLI context that completed the settings above and ContextFile
+	// its file; both empty without one (server_context.go).
+	Context, ContextFile string
 	// EmbeddedPort is the client port of the embedded server.
 	EmbeddedPort int
 	// MaxPayload is the embedded server's max_payload in bytes: the largest message, headers

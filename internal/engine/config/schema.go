@@ -13,6 +13,7 @@ var fileSchema = &hcl.BodySchema{
 		{Type: "log"},
 		{Type: "checkpoint"},
 		{Type: "cluster"},
+		{Type: "observe"},
 		{Type: "stream", LabelNames: []string{"name"}},
 		{Type: "source", LabelNames: []string{"name"}},
 		{Type: "operator", LabelNames: []string{"name"}},
@@ -21,7 +22,9 @@ var fileSchema = &hcl.BodySchema{
 }
 
 var serverSchema = &hcl.BodySchema{
-	Attributes: attributes("url", "credentials", "user", "password", "token", "embedded_port", "max_payload", "outage_budget"),
+	Attributes: attributes("url", "context", "credentials", "user", "password", "token", "nkey_seed",
+		"jetstream_domain", "jetstream_api_prefix", "inbox_prefix", "embedded_port", "max_payload", "outage_budget"),
+	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
 }
 
 var logSchema = &hcl.BodySchema{Attributes: attributes("format", "level")}
@@ -33,6 +36,8 @@ var checkpointSchema = &hcl.BodySchema{
 var clusterSchema = &hcl.BodySchema{
 	Attributes: attributes("replicas", "worker_timeout", "lease_ttl", "stabilization"),
 }
+
+var observeSchema = &hcl.BodySchema{Attributes: attributes("listen")}
 
 var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage", "retention", "replicas")}
 

@@ -14,31 +14,59 @@ var natsSchemes = map[string]bool{"nats": true, "tls": true, "ws": true, "wss": 
 // decodeServer reads the server block. Empty strings mean "not set", so that a printed
 // effective config can be read back.
 func (d *decoder) decodeServer(b *hcl.Block) Server {
-	a, _ := d.body(b, serverSchema, "server")
+	a, blocks := d.body(b, serverSchema, "server")
 	s := Server{
-		URL:          a.strOr("url", ""),
-		User:         a.strOr("user", ""),
-		Password:     a.strOr("password", ""),
-		Token:        a.strOr("token", ""),
-		EmbeddedPort: int(a.integer("embedded_port", 1, maxPort, DefaultEmbeddedPort)),
-		MaxPayload:   int(a.integer("max_payload", MinMaxPayload, MaxMaxPayload, 0)),
-		OutageBudget: outageBudget(a),
+		URL:                a.strOr("url", ""),
+		User:               a.strOr("user", ""),
+		Password:           a.strOr("password", ""),
+		Token:              a.strOr("token", ""),
+		EmbeddedPort:       int(a.integer("embedded_port", 1, maxPort, DefaultEmbeddedPort)),
+		MaxPayload:         int(a.integer("max_payload", MinMaxPayload, MaxMaxPayload, 0)),
+		OutageBudget:       outageBudget(a),
+		Credentials:        d.pathAttr(a, "credentials"),
+		NkeySeed:           d.pathAttr(a, "nkey_seed"),
+		JetStreamDomain:    a.strOr("jetstream_domain", ""),
+		JetStreamAPIPrefix: a.strOr("jetstream_api_prefix", ""),
+		InboxPrefix:        a.strOr("inbox_prefix", ""),
+		Context:            a.strOr("context", ""),
 	}
-	if creds := a.strOr("credentials", ""); creds != "" {
-		s.Credentials = resolve(d.dir, creds)
+	remote := s.URL != "" || s.Context != ""
+	tlsBlock := d.decodeTLS(blocks, &s, remote)
+	checkAuth(a, s)
+	if remote {
+		checkRemote(a, s)
 	}
+	if s.Context != "" {
+		d.applyContext(a, &s)
+	}
+	checkEmbedded(a, s, tlsBlock)
+	return dropUnused(s)
+}
+
+// checkRemote checks the block's own settings for a server at url or a context's: the url, the
+// nkey seed's file, the JetStream address and the inbox prefix.
+func checkRemote(a *attrs, s Server) {
 	if s.URL != "" && !validServerURLs(s.URL) {
 		a.errorf("url", "%q is not a NATS URL; write e.g. \"nats://host:4222\", several separated by commas", redactURLs(s.URL))
 	}
-	checkAuth(a, s)
-	checkEmbedded(a, s)
-	// Drop what checkEmbedded warned about so that the effective config shows what is used: the
-	// embedded server runs without authentication, and only it takes max_payload.
-	if s.URL == "" {
-		s.Credentials, s.User, s.Password, s.Token = "", "", "", ""
-	} else {
-		s.MaxPayload = 0
+	if s.NkeySeed != "" {
+		if err := checkNkeySeed(s.NkeySeed); err != nil {
+			a.errorf("nkey_seed", "%v", err)
+		}
 	}
+	checkJetStream(a, s)
+}
+
+// dropUnused clears what checkEmbedded warned about so that the effective config shows what
+// is used: the embedded server runs with its own nkey users and without TLS, and only it takes
+// max_payload.
+func dropUnused(s Server) Server {
+	if s.URL != "" {
+		s.MaxPayload = 0
+		return s
+	}
+	s.Credentials, s.User, s.Password, s.Token, s.NkeySeed = "", "", "", "", ""
+	s.TLS, s.JetStreamDomain, s.JetStreamAPIPrefix, s.InboxPrefix = TLS{}, "", "", ""
 	return s
 }
 
@@ -80,17 +108,18 @@ func redactURLs(list string) string {
 	return strings.Join(parts, ",")
 }
 
-// checkAuth allows one way to authenticate: a credentials file, user and password, or a token.
+// checkAuth allows one way to authenticate: a credentials file, user and password, a token or
+// an nkey seed.
 func checkAuth(a *attrs, s Server) {
 	var methods []string
 	for _, m := range []struct{ attr, set string }{
-		{"credentials", s.Credentials}, {"user", s.User}, {"token", s.Token},
+		{"credentials", s.Credentials}, {"user", s.User}, {"token", s.Token}, {"nkey_seed", s.NkeySeed},
 	} {
 		if m.set == "" {
 			continue
 		}
 		if len(methods) > 0 {
-			a.errorf(m.attr, "%s and %s are alternatives; keep only one of credentials, user/password or token", methods[0], m.attr)
+			a.errorf(m.attr, "%s and %s are alternatives; keep only one of credentials, user/password, token or nkey_seed", methods[0], m.attr)
 		}
 		methods = append(methods, m.attr)
 	}
@@ -102,9 +131,10 @@ func checkAuth(a *attrs, s Server) {
 	}
 }
 
-// checkEmbedded warns about settings that the chosen mode ignores: authentication only applies
-// to a server at url, embedded_port and max_payload only to the embedded server.
-func checkEmbedded(a *attrs, s Server) {
+// checkEmbedded warns about settings that the chosen mode ignores: authentication, TLS, the
+// JetStream address and the inbox prefix only apply to a server at url (or a context's),
+// embedded_port and max_payload only to the embedded server.
+func checkEmbedded(a *attrs, s Server, tlsBlock *hcl.Block) {
 	if s.URL != "" {
 		if a.has("embedded_port") {
 			a.warnf("embedded_port", "ignored because url is set (no embedded server is started); remove it")
@@ -114,12 +144,23 @@ func checkEmbedded(a *attrs, s Server) {
 		}
 		return
 	}
+	if s.Context != "" {
+		return // applyContext reported the missing url
+	}
 	for _, m := range []struct{ attr, set string }{
-		{"credentials", s.Credentials}, {"user", s.User}, {"password", s.Password}, {"token", s.Token},
+		{"credentials", s.Credentials}, {"user", s.User}, {"password", s.Password}, {"token", s.Token}, {"nkey_seed", s.NkeySeed},
 	} {
 		if m.set != "" {
 			a.warnf(m.attr, "ignored because url is not set: the embedded server lets in only the nkey users in <data_dir>/auth; set url or remove it")
 		}
+	}
+	for _, attr := range []string{"jetstream_domain", "jetstream_api_prefix", "inbox_prefix"} {
+		if a.has(attr) {
+			a.warnf(attr, "ignored because url is not set: it addresses a server at url, and the embedded server has no domain or prefix; set url or context, or remove it")
+		}
+	}
+	if tlsBlock != nil {
+		a.d.warnf(tlsBlock.DefRange, "server: tls: ignored because url is not set: the embedded server listens on 127.0.0.1 without TLS; set url or context, or remove the block")
 	}
 }
 

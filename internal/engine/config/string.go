@@ -36,6 +36,10 @@ func (p *Pipeline) String() string {
 		body.AppendNewline()
 		writeCluster(body.AppendNewBlock("cluster", nil).Body(), p.Cluster)
 	}
+	if p.Observe.Enabled() {
+		body.AppendNewline()
+		writeObserve(body.AppendNewBlock("observe", nil).Body(), p.Observe)
+	}
 	for _, s := range p.Streams {
 		writeStream(body, s)
 	}
@@ -77,6 +81,7 @@ func (p *Pipeline) writeServerAddress(b *hclwrite.Body) {
 	if s.Token != "" {
 		b.SetAttributeValue("token", cty.StringVal(redacted))
 	}
+	writeServerConnection(b, s)
 }
 
 // writeCheckpoint leaves alignment_timeout out in unaligned mode, where it has no effect and

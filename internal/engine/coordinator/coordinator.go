@@ -80,6 +80,11 @@ type Config struct {
 	// which the cluster coordinator announces; the part's completions are
 	// logged at debug level only.
 	Part bool
+	// Completed and Failed, when set, are told of every checkpoint
+	// announced complete and of every failed one (outage: only because
+	// NATS was unreachable), on the driver's goroutine: metrics.
+	Completed func(checkpoint.Manifest)
+	Failed    func(outage bool)
 }
 
 // Driver runs the protocol core's coordinator. One goroutine (the
@@ -244,6 +249,9 @@ func (d *Driver) outage(err error) bool {
 }
 
 func (d *Driver) checkpointFailed(a protocol.CheckpointFailed) {
+	if d.cfg.Failed != nil {
+		d.cfg.Failed(a.Outage)
+	}
 	d.answer(TriggerResult{Error: fmt.Sprintf("checkpoint %d failed: %v", a.ID, a.Err)})
 	if a.Outage {
 		d.cfg.Logger.Warn("checkpoint failed because NATS is unreachable; the next one retries (not counted as a failure, bounded by server.outage_budget)",
@@ -280,6 +288,9 @@ func (d *Driver) announce(m checkpoint.Manifest) {
 		d.recoveryLogged = true
 		d.cfg.Logger.Info("first checkpoint after a restore", "restored_from", r.FromCheckpoint,
 			"recovery_time", time.Duration(r.DurationNanos), "records_replayed_so_far", r.RecordsReplayed)
+	}
+	if d.cfg.Completed != nil {
+		d.cfg.Completed(m)
 	}
 	d.answer(TriggerResult{ID: m.ID, Duration: dur})
 }
