@@ -16,6 +16,7 @@ type operatorPushFlags struct {
 	description string
 	initConfig  string
 	limits      plugins.Limits
+	json        bool
 }
 
 func newOperatorPushCommand(g *globalFlags) *cobra.Command {
@@ -39,7 +40,11 @@ refused module stores nothing.
 
 The version is the SHA-256 of FILE. Pushing the same bytes under the same name again
 changes nothing and says so. NAME is 1 to 64 characters of A-Z, a-z, 0-9, _ and -.
-The registry's bucket is created by the first push.`,
+The registry's bucket is created by the first push.
+
+With --json: the fields of operator list's JSON ({"name", "sha256", "size", "abi_version",
+"imports", "memory_min_pages", "pushed_at", "description"}) and "ref" (NAME@SHA256),
+"bucket" and "already_stored" (true when nothing changed).`,
 		Example: `  wasmstream operator push operator/risk.wasm --name risk --config pipeline.hcl
   wasmstream operator push risk.wasm --name risk --description "v2: weekly limits" --server nats://nats.internal:4222
   wasmstream operator push limits.wasm --name limits --init-config limits.json --config pipeline.hcl`,
@@ -55,6 +60,7 @@ The registry's bucket is created by the first push.`,
 		"most 64 KiB pages the module's initial memory may have (match the pipeline's limits.memory_pages)")
 	cmd.Flags().Uint32Var(&f.limits.MaxTableElements, "max-table-elements", plugins.DefaultMaxTableElements,
 		"most elements the module's tables may declare (match the pipeline's limits.max_table_elements)")
+	addJSONFlag(cmd, &f.json, "the stored version")
 	_ = cmd.MarkFlagRequired("name")
 	return cmd
 }
@@ -82,8 +88,19 @@ func pushOperator(cmd *cobra.Command, g *globalFlags, f *operatorPushFlags, file
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
+	if f.json {
+		return writeJSON(cmd.OutOrStdout(), pushJSON{Entry: e, Ref: e.Ref().String(), Bucket: s.reg.Bucket(), AlreadyStored: e.AlreadyStored})
+	}
 	writePushResult(cmd.OutOrStdout(), e, s.reg.Bucket())
 	return nil
+}
+
+// pushJSON is operator push --json.
+type pushJSON struct {
+	plugins.Entry
+	Ref           string `json:"ref"`
+	Bucket        string `json:"bucket"`
+	AlreadyStored bool   `json:"already_stored"`
 }
 
 func writePushResult(out io.Writer, e plugins.Entry, bucket string) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ type publishFlags struct {
 	config  string
 	subject string
 	idField string
+	json    bool
 }
 
 func newPublishCommand(g *globalFlags) *cobra.Command {
@@ -31,7 +33,11 @@ window). It uses the pipeline's server: the configured URL, else the embedded se
 a running pipeline, else a temporary embedded server on the pipeline's store, so records
 can be published before the first run. The pipeline's declared streams are created when
 missing. A line that is not JSON stops the publish with its line number; the lines
-before it are stored.`,
+before it are stored.
+
+With --json: {"input", "subject", "lines", "published", "duplicates"}: published counts the
+messages newly stored, duplicates those JetStream already held (same id). A publish
+that stops at a bad line prints the document of the lines before it, then fails.`,
 		Example: `  wasmstream publish --config examples/payment-risk/pipeline.hcl --subject payments.in --id-field event examples/payment-risk/events.jsonl
   echo '{"account":"acct-1","event":"e1","cents":5}' | wasmstream publish --config pipeline.hcl --subject payments.in --id-field event`,
 		Args: cobra.MaximumNArgs(1),
@@ -40,6 +46,7 @@ before it are stored.`,
 	cmd.Flags().StringVar(&f.config, "config", "", "pipeline file whose server and streams to use (required)")
 	cmd.Flags().StringVar(&f.subject, "subject", "", "subject to publish to (required)")
 	cmd.Flags().StringVar(&f.idField, "id-field", "", "JSON field (dotted path allowed) that becomes the Nats-Msg-Id")
+	addJSONFlag(cmd, &f.json, "what was published")
 	_ = cmd.MarkFlagRequired("config")
 	_ = cmd.MarkFlagRequired("subject")
 	return cmd
@@ -65,9 +72,22 @@ func publish(cmd *cobra.Command, g *globalFlags, f *publishFlags, args []string)
 	defer conn.Close()
 	progress := func(n int) { logger.Info("publishing", "lines", n) }
 	res, err := natsio.PublishJSONLines(ctx, conn, in, f.subject, f.idField, progress)
+	if f.json {
+		return errors.Join(writeJSON(cmd.OutOrStdout(), publishJSON{Input: name, Subject: f.subject, Lines: res.Lines,
+			Published: res.Published - res.Duplicates, Duplicates: res.Duplicates}), err)
+	}
 	fmt.Fprintf(cmd.OutOrStdout(), "published %d message(s) from %s to %s (%d already stored: duplicate ids)\n",
 		res.Published-res.Duplicates, name, f.subject, res.Duplicates)
 	return err
+}
+
+// publishJSON is publish --json: the counts the text line gives.
+type publishJSON struct {
+	Input      string `json:"input"`
+	Subject    string `json:"subject"`
+	Lines      int    `json:"lines"`
+	Published  uint64 `json:"published"`
+	Duplicates uint64 `json:"duplicates"`
 }
 
 func openInput(cmd *cobra.Command, args []string) (io.ReadCloser, string, error) {

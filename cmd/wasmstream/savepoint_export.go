@@ -33,7 +33,12 @@ written under a temporary name and renamed, so it is either complete or absent. 
 anywhere and restore it there with "run --from-savepoint FILE" or "savepoint import".
 
 --to-object-store stores the archive in the Object Store bucket ` + savepointstore.SavepointBucket + ` of
-the pipeline's NATS instead, as PIPELINE/NAME.tar (the pipeline file is needed).`,
+the pipeline's NATS instead, as PIPELINE/NAME.tar (the pipeline file is needed).
+
+With --json: {"name", "file", "bytes", "sha256"}, or with --to-object-store the stored
+object ({"pipeline", "name", "bucket", "object", "size", "stored", "checkpoint_id",
+"created", "description"}) and "server" and "already_stored". FILE "-" puts the archive
+itself on standard output, so --json refuses it.`,
 		Example: `  wasmstream savepoint export pipeline.hcl before-v2 before-v2.tar
   wasmstream savepoint export --data-dir /var/lib/payment-risk before-v2 - | ssh other 'cat > before-v2.tar'
   wasmstream savepoint export pipeline.hcl before-v2 --to-object-store`,
@@ -47,11 +52,14 @@ the pipeline's NATS instead, as PIPELINE/NAME.tar (the pipeline file is needed).
 			case f.objectStore && len(rest) == 2:
 				return errors.New("give FILE or --to-object-store, not both")
 			case f.objectStore:
-				return pushSavepoint(cmd, g, t, rest[0])
+				return pushSavepoint(cmd, g, t, rest[0], f.json)
 			case len(rest) == 1:
 				return fmt.Errorf("%s: give the archive FILE (- for standard output) or --to-object-store", cmd.CommandPath())
 			}
-			return exportSavepoint(cmd, t, rest[0], rest[1])
+			if f.json && rest[1] == "-" {
+				return usageError(cmd, errors.New("--json with FILE \"-\": standard output holds the archive; give a FILE to print the JSON"))
+			}
+			return exportSavepoint(cmd, t, rest[0], rest[1], f.json)
 		},
 	}
 	f.addFlags(cmd)
@@ -61,7 +69,7 @@ the pipeline's NATS instead, as PIPELINE/NAME.tar (the pipeline file is needed).
 
 // exportSavepoint writes the archive to path and prints its size and hash,
 // so the copy can be checked wherever it lands.
-func exportSavepoint(cmd *cobra.Command, t savepointTarget, name, path string) error {
+func exportSavepoint(cmd *cobra.Command, t savepointTarget, name, path string, asJSON bool) error {
 	if path == "-" {
 		if err := checkpoint.WriteArchive(cmd.OutOrStdout(), t.root(), name); err != nil {
 			return explainSavepointNotFound(t.root(), err)
@@ -72,8 +80,26 @@ func exportSavepoint(cmd *cobra.Command, t savepointTarget, name, path string) e
 	if err != nil {
 		return explainSavepointNotFound(t.root(), err)
 	}
+	if asJSON {
+		return writeJSON(cmd.OutOrStdout(), exportedJSON{Name: name, File: path, Bytes: n, SHA256: sum})
+	}
 	fmt.Fprintf(cmd.OutOrStdout(), "exported savepoint %s to %s (%s, %d bytes, sha256 %s)\n", name, path, humanBytes(n), n, sum)
 	return nil
+}
+
+// exportedJSON is savepoint export FILE --json.
+type exportedJSON struct {
+	Name   string `json:"name"`
+	File   string `json:"file"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// storedJSON is savepoint export --to-object-store --json.
+type storedJSON struct {
+	savepointstore.StoredSavepoint
+	Server        string `json:"server"`
+	AlreadyStored bool   `json:"already_stored"`
 }
 
 // writeArchiveFile writes the archive to a temporary file beside path,
@@ -102,7 +128,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // pushSavepoint stores the savepoint in the Object Store.
-func pushSavepoint(cmd *cobra.Command, g *globalFlags, t savepointTarget, name string) error {
+func pushSavepoint(cmd *cobra.Command, g *globalFlags, t savepointTarget, name string, asJSON bool) error {
 	s, err := t.store(g)
 	if err != nil {
 		return err
@@ -111,6 +137,9 @@ func pushSavepoint(cmd *cobra.Command, g *globalFlags, t savepointTarget, name s
 	st, err := s.store.Put(s.ctx, t.root(), name)
 	if err != nil {
 		return explainSavepointNotFound(t.root(), err)
+	}
+	if asJSON {
+		return writeJSON(cmd.OutOrStdout(), storedJSON{StoredSavepoint: st, Server: s.conn.ClientURL(), AlreadyStored: st.AlreadyStored})
 	}
 	verb := "stored"
 	if st.AlreadyStored {

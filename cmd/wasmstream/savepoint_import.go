@@ -29,7 +29,11 @@ pipeline's) - into <data_dir>/savepoints/NAME, where run --from-savepoint NAME r
 it and its modules are at hand (modules/<sha256>.wasm). Every file is verified against
 its recorded SHA-256 before the savepoint appears: a damaged archive is refused, naming
 the file, and nothing is written. --name imports it under another name. Importing the
-same savepoint twice is a no-op; another savepoint of that name is refused.`,
+same savepoint twice is a no-op; another savepoint of that name is refused.
+
+With --json: the fields of savepoint list's JSON ({"name", "pipeline", "checkpoint_id",
+"dir", "created", "description", "state_files", "state_bytes", "module_bytes",
+"positions", "modules"}) and "from" (where the archive was read) and "already_imported".`,
 		Example: `  wasmstream savepoint import pipeline.hcl before-v2.tar
   wasmstream savepoint import --data-dir /var/lib/payment-risk before-v2.tar --name prod-before-v2
   wasmstream savepoint import pipeline.hcl objectstore:payment-risk/before-v2`,
@@ -39,7 +43,7 @@ same savepoint twice is a no-op; another savepoint of that name is refused.`,
 			if err != nil {
 				return err
 			}
-			return importSavepoint(cmd, g, t, rest[0], f.name)
+			return importSavepoint(cmd, g, t, rest[0], f.name, f.json)
 		},
 	}
 	f.addFlags(cmd)
@@ -47,7 +51,7 @@ same savepoint twice is a no-op; another savepoint of that name is refused.`,
 	return cmd
 }
 
-func importSavepoint(cmd *cobra.Command, g *globalFlags, t savepointTarget, ref, rename string) error {
+func importSavepoint(cmd *cobra.Command, g *globalFlags, t savepointTarget, ref, rename string, asJSON bool) error {
 	r, from, done, err := openArchive(cmd, g, t, ref)
 	if err != nil {
 		return err
@@ -57,6 +61,9 @@ func importSavepoint(cmd *cobra.Command, g *globalFlags, t savepointTarget, ref,
 	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
+	if asJSON {
+		return writeJSON(cmd.OutOrStdout(), importedJSON{savepointJSON: toSavepointJSON(sp), From: from, AlreadyImported: already})
+	}
 	verb := "imported"
 	if already {
 		verb = "already there:"
@@ -64,6 +71,13 @@ func importSavepoint(cmd *cobra.Command, g *globalFlags, t savepointTarget, ref,
 	fmt.Fprintf(cmd.OutOrStdout(), "%s savepoint %s (checkpoint %d of pipeline %s, %s state, %s modules) from %s into %s\n",
 		verb, sp.Info.Name, sp.Info.CheckpointID, sp.Info.Pipeline, humanBytes(sp.StateBytes()), humanBytes(sp.ModuleBytes()), from, sp.Dir)
 	return nil
+}
+
+// importedJSON is savepoint import --json.
+type importedJSON struct {
+	savepointJSON
+	From            string `json:"from"`
+	AlreadyImported bool   `json:"already_imported"`
 }
 
 // openArchive opens the archive ref names and says where it is from.

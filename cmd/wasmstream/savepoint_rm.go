@@ -22,7 +22,10 @@ func newSavepointRmCommand(g *globalFlags) *cobra.Command {
 		Long: `Rm deletes savepoint NAME from the data dir: the only way a savepoint goes (retention
 never touches one). Checkpoints restored from it are ordinary checkpoints and stay.
 --object-store removes the pipeline's savepoint object NAME from the Object Store
-instead (the pipeline file is needed for its NATS server).`,
+instead (the pipeline file is needed for its NATS server).
+
+With --json: {"removed", "dir"}, or with --object-store {"removed", "object", "bucket",
+"server"}; removed is NAME.`,
 		Example: `  wasmstream savepoint rm pipeline.hcl before-v2
   wasmstream savepoint rm pipeline.hcl before-v2 --object-store`,
 		Args: f.args(1, 1, "the savepoint name"),
@@ -36,7 +39,11 @@ instead (the pipeline file is needed for its NATS server).`,
 				if err := checkpoint.RemoveSavepoint(t.root(), name); err != nil {
 					return explainSavepointNotFound(t.root(), err)
 				}
-				fmt.Fprintf(out, "removed savepoint %s (%s)\n", name, checkpoint.SavepointDir(t.root(), name))
+				dir := checkpoint.SavepointDir(t.root(), name)
+				if f.json {
+					return writeJSON(out, savepointRmJSON{Removed: name, Dir: dir})
+				}
+				fmt.Fprintf(out, "removed savepoint %s (%s)\n", name, dir)
 				return nil
 			}
 			s, err := t.store(g)
@@ -47,11 +54,26 @@ instead (the pipeline file is needed for its NATS server).`,
 			if err := s.store.Remove(s.ctx, t.cfg.Name, name); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "removed %s from bucket %s on %s\n", savepointstore.SavepointObject(t.cfg.Name, name), savepointstore.SavepointBucket, s.conn.ClientURL())
+			j := savepointRmJSON{Removed: name, Object: savepointstore.SavepointObject(t.cfg.Name, name),
+				Bucket: savepointstore.SavepointBucket, Server: s.conn.ClientURL()}
+			if f.json {
+				return writeJSON(out, j)
+			}
+			fmt.Fprintf(out, "removed %s from bucket %s on %s\n", j.Object, j.Bucket, j.Server)
 			return nil
 		},
 	}
 	f.addFlags(cmd)
 	cmd.Flags().BoolVar(&f.objectStore, "object-store", false, "remove the savepoint from the Object Store instead")
 	return cmd
+}
+
+// savepointRmJSON is savepoint rm --json: Dir for the data dir, the rest
+// for the Object Store.
+type savepointRmJSON struct {
+	Removed string `json:"removed"`
+	Dir     string `json:"dir,omitempty"`
+	Object  string `json:"object,omitempty"`
+	Bucket  string `json:"bucket,omitempty"`
+	Server  string `json:"server,omitempty"`
 }

@@ -16,6 +16,7 @@ import (
 func newUpgradeCommand() *cobra.Command {
 	var operator, module string
 	var timeout time.Duration
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "upgrade PIPELINE.hcl --operator NAME --module NAME[@HASH]|FILE.wasm",
 		Short: "Replace a running pipeline's operator module, migrating its state",
@@ -30,7 +31,11 @@ version changed during the restore; if that fails it restarts with the old modul
 (rollback). The pipeline's log says "upgrade completed" or "upgrade rolled back".
 
 The upgrade lasts as long as the process: a restart runs the module the pipeline file
-names (a registry NAME resolves to the newest version).`,
+names (a registry NAME resolves to the newest version).
+
+With --json: {"accepted": true, "operator", "module" (the new module's SHA-256),
+"migrated_states" (text, "" when no state version changed)}. A refused upgrade is an
+error: its reason is on stderr, as {"error", "code", "name"} with --json.`,
 		Example: `  wasmstream upgrade pipeline.hcl --operator risk --module risk@3f2a9c1e
   wasmstream upgrade pipeline.hcl --operator risk --module ./operator/risk-v2.wasm`,
 		Args: cobra.ExactArgs(1),
@@ -51,6 +56,9 @@ names (a registry NAME resolves to the newest version).`,
 			if !r.Accepted {
 				return fmt.Errorf("upgrade refused, operator %q keeps its module: %s", operator, r.Error)
 			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), upgradeJSON{Accepted: true, Operator: operator, Module: r.Module, MigratedStates: r.States})
+			}
 			states := r.States
 			if states == "" {
 				states = "none (state versions unchanged)"
@@ -63,9 +71,18 @@ names (a registry NAME resolves to the newest version).`,
 	cmd.Flags().StringVar(&operator, "operator", "", "the operator to upgrade (required)")
 	cmd.Flags().StringVar(&module, "module", "", "the new module: NAME, NAME@HASH (registry) or a .wasm file (required)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "how long to wait for the pipeline's checks")
+	addJSONFlag(cmd, &asJSON, "the accepted upgrade")
 	_ = cmd.MarkFlagRequired("operator")
 	_ = cmd.MarkFlagRequired("module")
 	return cmd
+}
+
+// upgradeJSON is upgrade --json.
+type upgradeJSON struct {
+	Accepted       bool   `json:"accepted"`
+	Operator       string `json:"operator"`
+	Module         string `json:"module"`
+	MigratedStates string `json:"migrated_states"`
 }
 
 // upgradeModuleArg makes a file argument absolute: the pipeline process,

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +14,8 @@ import (
 )
 
 func newValidateCommand(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "validate PIPELINE.hcl",
 		Short: "Check a pipeline file and load and validate every operator module, without running",
 		Long: `Validate parses the pipeline file (errors point at file:line:column), then compiles
@@ -27,50 +30,140 @@ transactional sink whose declared stream remembers message ids for less than the
 horizon (checkpoint interval + 1m), and for each operator whose limits.max_value_bytes is
 above the server's max_payload (an output that large could not be published). No state is
 touched, and nothing connects to NATS except, with server.url set, one short connection
-that reads the server's max_payload (validate says so when it cannot).`,
-		Example: `  wasmstream validate examples/payment-risk/pipeline.hcl`,
-		Args:    cobra.ExactArgs(1),
+that reads the server's max_payload (validate says so when it cannot).
+
+With --json: {"file", "pipeline", "sources", "operators", "sinks", "modules": [{"operator",
+"module", "size", "sha256", "abi_version", "states"}], "warnings"}; the warnings, on
+stderr in text, are in the document.`,
+		Example: `  wasmstream validate examples/payment-risk/pipeline.hcl
+  wasmstream validate examples/payment-risk/pipeline.hcl --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(args[0], cmd.ErrOrStderr())
+			// With --json the load warnings go into the document, not stderr.
+			var loadWarnings bytes.Buffer
+			warnTo := cmd.ErrOrStderr()
+			if asJSON {
+				warnTo = &loadWarnings
+			}
+			v, err := validatePipeline(context.Background(), args[0], warnTo)
 			if err != nil {
 				return err
 			}
-			reports, err := engine.Validate(context.Background(), cfg)
-			if err != nil {
-				return err
+			if asJSON {
+				v.warnings = append(nonEmptyLines(loadWarnings.String()), v.warnings...)
+				return writeJSON(cmd.OutOrStdout(), v.toJSON())
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s: pipeline %q is valid: %d source(s), %d operator(s), %d sink(s)\n",
-				args[0], cfg.Name, len(cfg.Sources), len(cfg.Operators), len(cfg.Sinks))
-			for _, r := range reports {
-				fmt.Fprintf(out, "  operator %q: %s (%d bytes, sha256 %s, ABI v%d)\n", r.Operator, r.Module, r.Size, r.Hash[:16], r.ABIVersion)
-				for _, line := range r.TTLs {
-					fmt.Fprintf(out, "    state %s\n", line)
-				}
-			}
-			for _, r := range reports {
-				for _, w := range r.Warnings {
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
-				}
-			}
-			for _, w := range engine.SinkWarnings(cfg) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
-			}
-			printPayloadWarnings(context.Background(), cmd.ErrOrStderr(), cfg)
+			v.print(cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return nil
 		},
 	}
+	addJSONFlag(cmd, &asJSON, "the pipeline, its modules and the warnings")
+	return cmd
 }
 
-// printPayloadWarnings prints the operators whose size limits exceed the
-// server's max payload, or that the check could not be made.
-func printPayloadWarnings(ctx context.Context, w io.Writer, cfg *config.Pipeline) {
+// validation is what validate found: the pipeline, each module's report
+// and every warning, in the order text output prints them.
+type validation struct {
+	file     string
+	cfg      *config.Pipeline
+	reports  []engine.ModuleReport
+	warnings []string
+}
+
+func validatePipeline(ctx context.Context, path string, warnTo io.Writer) (*validation, error) {
+	cfg, err := loadConfig(path, warnTo)
+	if err != nil {
+		return nil, err
+	}
+	reports, err := engine.Validate(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	v := &validation{file: path, cfg: cfg, reports: reports}
+	for _, r := range reports {
+		for _, w := range r.Warnings {
+			v.warnings = append(v.warnings, w.String())
+		}
+	}
+	v.warnings = append(v.warnings, engine.SinkWarnings(cfg)...)
+	v.warnings = append(v.warnings, payloadWarnings(ctx, cfg)...)
+	return v, nil
+}
+
+func (v *validation) print(out, errOut io.Writer) {
+	fmt.Fprintf(out, "%s: pipeline %q is valid: %d source(s), %d operator(s), %d sink(s)\n",
+		v.file, v.cfg.Name, len(v.cfg.Sources), len(v.cfg.Operators), len(v.cfg.Sinks))
+	for _, r := range v.reports {
+		fmt.Fprintf(out, "  operator %q: %s (%d bytes, sha256 %s, ABI v%d)\n", r.Operator, r.Module, r.Size, r.Hash[:16], r.ABIVersion)
+		for _, line := range r.TTLs {
+			fmt.Fprintf(out, "    state %s\n", line)
+		}
+	}
+	for _, w := range v.warnings {
+		fmt.Fprintf(errOut, "warning: %s\n", w)
+	}
+}
+
+// payloadWarnings are the operators whose size limits exceed the server's
+// max payload, or a warning that the check could not be made.
+func payloadWarnings(ctx context.Context, cfg *config.Pipeline) []string {
 	warnings, err := engine.PayloadWarnings(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(w, "warning: could not check the operators' limits.max_value_bytes against the server's max_payload: %v; run checks it when it connects\n", err)
-		return
+		return []string{fmt.Sprintf("could not check the operators' limits.max_value_bytes against the server's max_payload: %v; run checks it when it connects", err)}
 	}
-	for _, pw := range warnings {
-		fmt.Fprintf(w, "warning: %s\n", pw)
+	out := make([]string, len(warnings))
+	for i, pw := range warnings {
+		out[i] = pw.String()
 	}
+	return out
+}
+
+// validateJSON is validate --json. Field names are part of the CLI's
+// contract (docs/cli.md).
+type validateJSON struct {
+	File      string               `json:"file"`
+	Pipeline  string               `json:"pipeline"`
+	Sources   int                  `json:"sources"`
+	Operators int                  `json:"operators"`
+	Sinks     int                  `json:"sinks"`
+	Modules   []validateModuleJSON `json:"modules"`
+	Warnings  []string             `json:"warnings"`
+}
+
+type validateModuleJSON struct {
+	Operator   string `json:"operator"`
+	Module     string `json:"module"`
+	Size       int    `json:"size"`
+	SHA256     string `json:"sha256"`
+	ABIVersion int    `json:"abi_version"`
+	// States are the effective state TTLs, one line each as text prints them.
+	States []string `json:"states"`
+}
+
+func (v *validation) toJSON() validateJSON {
+	j := validateJSON{File: v.file, Pipeline: v.cfg.Name, Sources: len(v.cfg.Sources), Operators: len(v.cfg.Operators),
+		Sinks: len(v.cfg.Sinks), Modules: []validateModuleJSON{}, Warnings: v.warnings}
+	if j.Warnings == nil {
+		j.Warnings = []string{}
+	}
+	for _, r := range v.reports {
+		states := r.TTLs
+		if states == nil {
+			states = []string{}
+		}
+		j.Modules = append(j.Modules, validateModuleJSON{Operator: r.Operator, Module: r.Module, Size: r.Size,
+			SHA256: r.Hash, ABIVersion: r.ABIVersion, States: states})
+	}
+	return j
+}
+
+// nonEmptyLines splits printed warnings into one entry each.
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }

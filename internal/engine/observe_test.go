@@ -67,7 +67,7 @@ func TestMetricsOfARun(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := Open(ctx, cfg, quietOptions(t, Options{Observer: obs, StopWhenIdle: -1, Checkpoint: CheckpointOptions{Interval: 100 * time.Millisecond}}))
+	p, err := Open(ctx, cfg, quietOptions(t, Options{Observer: obs, StopWhenIdle: -1, Checkpoint: CheckpointOptions{Interval: 500 * time.Millisecond}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +89,11 @@ func TestMetricsOfARun(t *testing.T) {
 	if err := publishRaw(p.Reach(), sumSubjectA, payloads...); err != nil {
 		t.Fatal(err)
 	}
+	// Ready too: readiness needs a checkpoint younger than three intervals,
+	// which a loaded machine can miss for a moment (CI did).
 	families := scrapeUntil(t, obs, func(f metricFamilies) bool {
-		return f.sum("wasmstream_task_records_processed_total", nil) == float64(good) && f.sum("wasmstream_checkpoints_completed_total", nil) >= 1
+		return f.sum("wasmstream_task_records_processed_total", nil) == float64(good) && f.sum("wasmstream_checkpoints_completed_total", nil) >= 1 &&
+			f.sum("wasmstream_pipeline_ready", nil) == 1
 	})
 	checkRunMetrics(t, families, len(payloads))
 	checkDocumentedMetrics(t, families)

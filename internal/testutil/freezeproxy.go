@@ -114,11 +114,14 @@ func (p *FreezeProxy) Freeze() {
 // Thaw closes every connection made before or during the freeze and lets
 // new ones through.
 func (p *FreezeProxy) Thaw() {
+	// Close first, still frozen: a pipe that read a chunk during the freeze
+	// but had not started waiting yet would otherwise find the proxy thawed
+	// and forward it before the close.
+	p.closeAll()
 	p.mu.Lock()
 	p.frozen, *p.lost = false, true
 	close(p.thawed)
 	p.mu.Unlock()
-	p.closeAll()
 }
 
 // Heal ends the freeze as a healed partition: every connection delivers

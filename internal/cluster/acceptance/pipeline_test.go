@@ -150,17 +150,19 @@ func streamConfigs(mode string) []jetstream.StreamConfig {
 		{Name: inputStream, Subjects: []string{inputSubjects}, Storage: jetstream.FileStorage, Replicas: replicas},
 		{Name: outputStream, Subjects: []string{outputSubjects}, Storage: jetstream.FileStorage, Replicas: replicas,
 			Duplicates: outputWindow, AllowAtomicPublish: orIdempotent(mode) == config.ModeTransactional},
-		// The engine's dead-letter stream, at the cluster's replicas as
-		// `wasmstream deploy` creates it (engine.EnsureDeadLetterStream).
-		{Name: config.DeadLetterStream, Subjects: []string{config.DeadLetterSubjects}, Storage: jetstream.FileStorage, Replicas: replicas},
 	}
 }
 
+// deadLetterStream is the engine's dead-letter stream at the cluster's
+// replicas, as `wasmstream deploy` creates it (engine.EnsureDeadLetterStream).
+var deadLetterStream = jetstream.StreamConfig{Name: config.DeadLetterStream, Subjects: []string{config.DeadLetterSubjects},
+	Storage: jetstream.FileStorage, Replicas: replicas}
+
 // createStreams creates the streams of a pipeline with sink mode mode on
-// the cluster.
+// the cluster, and the dead-letter stream.
 func createStreams(t testing.TB, js jetstream.JetStream, mode string) {
 	t.Helper()
-	for _, cfg := range streamConfigs(mode) {
+	for _, cfg := range append(streamConfigs(mode), deadLetterStream) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		_, err := js.CreateStream(ctx, cfg)
 		cancel()

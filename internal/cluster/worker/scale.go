@@ -54,14 +54,22 @@ func RequestScale(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, 
 	if err := checkScale(cfg, r); err != nil {
 		return assign.Assignment{}, err
 	}
-	b, err := lease.OpenBucket(ctx, conn.JS, BucketName(cfg.Name))
+	deadline := time.Now().Add(wait)
+	var b *lease.Bucket
+	err := retryUntil(ctx, deadline, func() (err error) {
+		b, err = lease.OpenBucket(ctx, conn.JS, BucketName(cfg.Name))
+		return err
+	})
 	if err != nil {
 		return assign.Assignment{}, fmt.Errorf("pipeline %q: %w: start its workers first (wasmstream worker)", cfg.Name, err)
 	}
-	if _, err := b.KV().Put(ctx, ScaleKey, mustJSON(r)); err != nil {
+	err = retryUntil(ctx, deadline, func() error {
+		_, err := b.KV().Put(ctx, ScaleKey, mustJSON(r))
+		return err
+	})
+	if err != nil {
 		return assign.Assignment{}, fmt.Errorf("write the scale request to bucket %s: %w", b.Name(), err)
 	}
-	deadline := time.Now().Add(wait)
 	for {
 		a, err := ctlrec.ReadAssignment(ctx, b)
 		if err == nil && parallelismOf(a, operator) == p {
@@ -121,4 +129,20 @@ func (c *coordinator) operators(prev *assign.Assignment, scale ScaleRequest, ok 
 		}
 	}
 	return ops
+}
+
+// retryUntil runs op until it succeeds, fails for good (a bucket that does
+// not exist) or deadline passes: a leader election of the control bucket
+// makes its calls time out for seconds (TestNATSFaultsDuringRescale ran
+// scale into one).
+func retryUntil(ctx context.Context, deadline time.Time, op func() error) error {
+	for {
+		err := op()
+		if err == nil || errors.Is(err, lease.ErrNotFound) || time.Now().After(deadline) {
+			return err
+		}
+		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
