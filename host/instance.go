@@ -355,5 +355,5 @@ func (inst *Instance) Close(ctx context.Context) {
 		return
 	}
 	inst.closed = true
-	_ = inst.guest.Close(ctx)
+	_ = inst.mod.rt.guests.close(ctx, inst.guest)
 }

@@ -2,14 +2,13 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -22,6 +21,8 @@ import (
 type Module struct {
 	rt       *Runtime
 	compiled wazero.CompiledModule
+	shared   *sharedModule
+	closed   atomic.Bool // by Close; a task may renew its instance meanwhile
 	name     string
 	hash     string
 	size     int
@@ -76,31 +77,6 @@ func (s signature) matches(d api.FunctionDefinition) bool {
 
 func (s signature) String() string {
 	return fmt.Sprintf("(%s) -> (%s)", typeNames(s.params), typeNames(s.results))
-}
-
-// Compile compiles and validates wasm for the operator called name: it must
-// be WebAssembly, import only what the host provides, export the ABI's
-// functions and memory with the right signatures, and report ABI version
-// abi.Version. Errors wrap ErrInvalidModule, ErrUnknownImport,
-// ErrMissingExport or ErrABIVersion and say what to change.
-func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
-	sum := sha256.Sum256(wasm)
-	m := &Module{rt: r, name: name, hash: hex.EncodeToString(sum[:]), size: len(wasm)}
-	shape, err := CheckStructure(wasm, r.cfg.ModuleLimits)
-	if err != nil {
-		return nil, refusedStructure(name, err)
-	}
-	compiled, err := r.rt.CompileModule(ctx, boundTables(wasm, &shape))
-	if err != nil {
-		return nil, &GuestError{Kind: ErrInvalidModule, Operator: name, Record: -1,
-			Detail: err.Error() + " (build it as a WebAssembly module, e.g. GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", Cause: err}
-	}
-	m.compiled = compiled
-	if err := m.validate(ctx); err != nil {
-		_ = compiled.Close(ctx)
-		return nil, err
-	}
-	return m, nil
 }
 
 // refusedStructure turns a CheckStructure error into a GuestError.
@@ -212,7 +188,7 @@ func (m *Module) checkABIVersion(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer inst.Close(ctx)
+	defer m.rt.guests.close(ctx, inst)
 	res, err := inst.ExportedFunction(abi.ExportABIVersion).Call(ctx)
 	if err != nil {
 		return &GuestError{Kind: trapOrTimeout(err), Operator: m.name, Record: -1, Func: abi.ExportABIVersion, Detail: err.Error(), Cause: err}
@@ -234,14 +210,20 @@ func (m *Module) instantiateRaw(ctx context.Context) (api.Module, error) {
 // instantiate is instantiateRaw with the guest's stdout and stderr captured
 // into w (Go guests print their panic message there).
 func (m *Module) instantiate(ctx context.Context, w io.Writer) (api.Module, error) {
+	if err := m.usable(); err != nil {
+		return nil, classifyInstantiate(m.name, err)
+	}
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions().WithStderr(w).WithStdout(w)
 	inst, err := m.rt.rt.InstantiateModule(ctx, m.compiled, cfg)
 	if err != nil {
 		return nil, classifyInstantiate(m.name, err)
 	}
+	if err := m.rt.guests.add(ctx, inst); err != nil {
+		return nil, classifyInstantiate(m.name, err)
+	}
 	if fn := inst.ExportedFunction(abi.ExportWASIInitialize); fn != nil {
 		if _, err := fn.Call(ctx); err != nil {
-			_ = inst.Close(ctx)
+			_ = m.rt.guests.close(ctx, inst)
 			kind := trapOrTimeout(err)
 			if kind == ErrTrap {
 				kind = ErrInit
@@ -269,9 +251,6 @@ func trapOrTimeout(err error) error {
 	}
 	return ErrTrap
 }
-
-// Close releases the compiled code.
-func (m *Module) Close(ctx context.Context) error { return m.compiled.Close(ctx) }
 
 func equalTypes(a, b []api.ValueType) bool {
 	if len(a) != len(b) {

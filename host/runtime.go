@@ -7,7 +7,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -46,17 +45,22 @@ type RuntimeConfig struct {
 // DefaultValidationTimeout is the default RuntimeConfig.ValidationTimeout.
 const DefaultValidationTimeout = 10 * time.Second
 
-// Runtime owns a wazero runtime with the wasmstream host module and WASI
-// (without files, network, wall clock or entropy: wazero's defaults are
-// deterministic fakes, which keeps replays deterministic).
+// Runtime is an operator's handle on a wazero runtime with the wasmstream
+// host module and WASI (without files, network, wall clock or entropy:
+// wazero's defaults are deterministic fakes, which keeps replays
+// deterministic). Runtimes of one effective configuration share the
+// wazero runtime and the modules compiled in it (shared.go); each keeps
+// its own instances and closes them on Close.
 type Runtime struct {
 	rt     wazero.Runtime
 	cfg    RuntimeConfig
-	closer func() error
+	shared *sharedRuntime
+	guests *guestSet
 }
 
-// NewRuntime builds a runtime. Each operator gets its own runtime because the
-// memory limit is a runtime-wide setting in wazero; they share the disk cache.
+// NewRuntime builds a runtime. An operator's runtime has its own
+// configuration because the memory limit is a runtime-wide setting in
+// wazero; operators with the same settings share the wazero runtime.
 func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
 	if cfg.MemoryLimitPages == 0 {
 		cfg.MemoryLimitPages = DefaultMemoryPages
@@ -64,33 +68,15 @@ func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
 	if cfg.ValidationTimeout <= 0 {
 		cfg.ValidationTimeout = DefaultValidationTimeout
 	}
+	if cfg.Engine == "" {
+		cfg.Engine = EngineCompiler
+	}
 	cfg.ModuleLimits = cfg.ModuleLimits.withDefaults()
-	rc, err := runtimeConfig(cfg)
+	sr, err := acquireRuntime(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	var cache wazero.CompilationCache
-	if cfg.CacheDir != "" {
-		// Private (0700), as wazero makes its own entries: compiled code
-		// that another local user could replace would run as the pipeline.
-		if err := os.MkdirAll(cfg.CacheDir, 0o700); err != nil {
-			return nil, fmt.Errorf("compilation cache %s: %w", cfg.CacheDir, err)
-		}
-		if cache, err = wazero.NewCompilationCacheWithDir(cfg.CacheDir); err != nil {
-			return nil, fmt.Errorf("compilation cache %s: %w", cfg.CacheDir, err)
-		}
-		rc = rc.WithCompilationCache(cache)
-	}
-	rt := wazero.NewRuntimeWithConfig(ctx, rc)
-	r := &Runtime{rt: rt, cfg: cfg, closer: func() error { return nil }}
-	if cache != nil {
-		r.closer = func() error { return cache.Close(ctx) }
-	}
-	if err := r.instantiateImports(ctx); err != nil {
-		_ = r.Close(ctx)
-		return nil, err
-	}
-	return r, nil
+	return &Runtime{rt: sr.rt, cfg: cfg, shared: sr, guests: newGuestSet()}, nil
 }
 
 func runtimeConfig(cfg RuntimeConfig) (wazero.RuntimeConfig, error) {
@@ -108,14 +94,14 @@ func runtimeConfig(cfg RuntimeConfig) (wazero.RuntimeConfig, error) {
 	return rc.WithMemoryLimitPages(cfg.MemoryLimitPages).WithCloseOnContextDone(true), nil
 }
 
-func (r *Runtime) instantiateImports(ctx context.Context) error {
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r.rt); err != nil {
+func instantiateImports(ctx context.Context, rt wazero.Runtime) error {
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		return fmt.Errorf("instantiate WASI: %w", err)
 	}
-	if _, err := hostModule(r.rt).Instantiate(ctx); err != nil {
+	if _, err := hostModule(rt).Instantiate(ctx); err != nil {
 		return fmt.Errorf("instantiate host module: %w", err)
 	}
-	if _, err := envModule(r.rt).Instantiate(ctx); err != nil {
+	if _, err := envModule(rt).Instantiate(ctx); err != nil {
 		return fmt.Errorf("instantiate env module: %w", err)
 	}
 	return nil
@@ -127,11 +113,11 @@ func (r *Runtime) ModuleLimits() ModuleLimits { return r.cfg.ModuleLimits }
 // MemoryLimitPages returns the effective page limit.
 func (r *Runtime) MemoryLimitPages() uint32 { return r.cfg.MemoryLimitPages }
 
-// Close releases the runtime, its instances and the cache handle.
+// Close closes the instances made through the runtime that are still
+// open and releases the runtime. Safe to call more than once.
 func (r *Runtime) Close(ctx context.Context) error {
-	err := r.rt.Close(ctx)
-	if cerr := r.closer(); err == nil {
-		err = cerr
+	if r.guests.closeAll(ctx) {
+		releaseRuntime(ctx, r.shared)
 	}
-	return err
+	return nil
 }

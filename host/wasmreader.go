@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // wasmReader reads LEB128 integers and bytes from a module.
@@ -122,4 +123,26 @@ func (r *wasmReader) limits() (min uint32, max uint32, hasMax bool, err error) {
 	}
 	max, err = r.u32()
 	return min, max, true, err
+}
+
+// s32 reads a signed LEB128 of at most 5 bytes that fits 32 bits.
+func (r *wasmReader) s32() (int32, error) {
+	var v int64
+	for shift := 0; shift < 35; shift += 7 {
+		c, err := r.byte()
+		if err != nil {
+			return 0, err
+		}
+		v |= int64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			if c&0x40 != 0 {
+				v |= -1 << (shift + 7) // sign extension
+			}
+			if v < math.MinInt32 || v > math.MaxInt32 {
+				return 0, errStructure("integer over 32 bits")
+			}
+			return int32(v), nil
+		}
+	}
+	return 0, errStructure("integer longer than 5 bytes")
 }

@@ -31,6 +31,7 @@ file, an embedded JetStream server runs in-process with its store in the data di
 	root.AddCommand(newRunCommand(g), newWorkerCommand(g), newStatusCommand(g), newScaleCommand(g), newValidateCommand(g), newPublishCommand(g), newReadCommand(g), newVersionCommand())
 	root.AddCommand(newDeployCommand(g))
 	root.AddCommand(newCheckpointsCommand())
+	root.AddCommand(newStateCommand())
 	root.AddCommand(newOperatorCommand(g))
 	root.AddCommand(newSavepointCommand(g))
 	root.AddCommand(newUpgradeCommand())

@@ -50,6 +50,7 @@ type Pipeline struct {
 	recoveryTime           time.Duration
 	skipped                atomic.Uint64   // replayed records a restored snapshot already held
 	control                *control.Server // trigger and upgrade requests
+	queries                *queryServer    // live state queries (query.go)
 	// upgrade is an accepted upgrade; upgradeStop ends Run for it.
 	upgrade     *plannedUpgrade
 	upgradeStop chan struct{}
@@ -143,6 +144,9 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if p.opts.Cluster == nil {
 		// A cluster's workers take triggers from its coordinator.
 		if p.control, err = control.Serve(p.conn.NC, p.cfg.Name, p.opts.Checkpoint.Timeout, p); err != nil {
+			return nil, err
+		}
+		if p.queries, err = p.serveQueries(); err != nil {
 			return nil, err
 		}
 	}
@@ -351,6 +355,7 @@ func (p *Pipeline) close() {
 		p.gateCancel()
 	}
 	p.control.Close()
+	p.queries.Close()
 	for _, s := range p.sources {
 		if s.src != nil {
 			s.src.Close()

@@ -24,7 +24,8 @@ type task struct {
 	backend *state.Backend
 	inst    *host.Instance
 	in      chan taskItem
-	prio    chan taskItem // overtaking barriers (unaligned mode)
+	prio    chan taskItem  // overtaking barriers (unaligned mode)
+	queries chan liveQuery // live state queries (query.go); nil when not served
 	logger  hclog.Logger
 
 	hostRecs []host.Record
@@ -99,6 +100,9 @@ func (t *task) next(ctx context.Context) (taskItem, bool, error) {
 			return item, ok, nil
 		case <-t.ck.wake:
 			stopTimer()
+		case q := <-t.queries:
+			stopTimer()
+			t.answerQuery(q)
 		case <-timeout:
 			if err := t.onTimer(ctx); err != nil {
 				return taskItem{}, false, err
