@@ -24,8 +24,10 @@ type violationLog struct {
 	seen []string
 }
 
+// note keeps a violation of a publish ("Permissions Violation") or of a
+// subscribe ("Subscription Violation"), as nats-server words them.
 func (l *violationLog) note(format string, v ...any) {
-	if msg := fmt.Sprintf(format, v...); strings.Contains(msg, "Permissions Violation") {
+	if msg := fmt.Sprintf(format, v...); strings.Contains(msg, "Permissions Violation") || strings.Contains(msg, "Subscription Violation") {
 		l.mu.Lock()
 		l.seen = append(l.seen, msg)
 		l.mu.Unlock()
