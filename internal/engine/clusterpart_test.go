@@ -149,13 +149,23 @@ func TestClusterPartStopAbandonsHeldWork(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- p.Run(runCtx) }()
-	publishSums(t, p.Reach(), sumRecords(20000, 40, 1))
+	const total = 20000
+	publishSums(t, p.Reach(), sumRecords(total, 40, 1))
 	select {
 	case <-gated:
 	case <-ctx.Done():
 		t.Fatal("no task reached the gate")
 	}
-	waitUntil(t, "the sources to read more than the tasks took", func() bool { return p.Stats().Read > 5000 })
+	// The tasks' queues fill up behind the closed gate and the source then
+	// blocks routing to them: its count stops growing short of the total.
+	last := uint64(0)
+	waitUntil(t, "the source to block routing to the held tasks", func() bool {
+		time.Sleep(200 * time.Millisecond)
+		read := p.Stats().Read
+		blocked := read == last && read > 0 && read < total
+		last = read
+		return blocked
+	})
 	stop()
 	select {
 	case err := <-ran:
