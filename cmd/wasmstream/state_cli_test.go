@@ -22,6 +22,10 @@ func TestStateGetLiveAndFromCheckpointCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = proc.Process.Kill(); _ = proc.Wait() }()
+	// Not before the run's embedded server listens: a read would start a
+	// temporary server of its own on the same port (CI saw "address
+	// already in use").
+	waitFor(t, 60*time.Second, func() bool { return strings.Contains(logs.String(), `"pipeline running"`) })
 	waitFor(t, 60*time.Second, func() bool {
 		return strings.Count(run(t, bin, "", "read", "--config", cfg, "--subject", "risk.totals"), "\n") == 2
 	})
