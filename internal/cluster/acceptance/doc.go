@@ -46,6 +46,10 @@
 //     sent meanwhile arrives late: its tasks move, and none of its
 //     outputs (header Wasmstream-Worker) or lease renewals is stored after
 //     the heal;
+//   - TestNATSFaultsDuringRescale (CLUSTER_LONG=1 only, for now): SIGKILL
+//     of the node leading the control bucket, the state Object Store and
+//     the source stream, each during a change of the workers or the
+//     parallelism, and a node SIGSTOPped for 20 s;
 //   - TestUnchangedCheckpointUploadsLittle: a checkpoint of unchanged state
 //     uploads under 5 % of a full one;
 //   - TestRescaleWhilePublishing: `wasmstream scale` to 8 tasks, a 3rd
