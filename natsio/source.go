@@ -96,18 +96,21 @@ type Source struct {
 	interval      time.Duration             // between the watcher's identity checks
 	wakeInterval  time.Duration             // between its wake-up checks (source_wake.go)
 	iter          jetstream.MessagesContext // replaced by the pump only (restartIterator), under iterMu
-	iterMu        sync.Mutex
-	waker         waker        // ends a wait in Next that nats.go forgot (source_wake.go)
-	taken         taken        // the last delivery taken from nats.go, for Backlog
-	holding       atomic.Int32 // 1 while the pump holds a message taken from nats.go, not buffered yet
-	msgs          chan Message
-	ctx           context.Context // the checks' requests; cancelled by Close
-	cancel        context.CancelFunc
-	stop          chan struct{} // closed by Close
-	done          chan struct{} // closed when pump returns; err is then set
-	watched       chan struct{} // closed when watch returns
-	err           error
-	stopOnce      sync.Once
+	// reopen makes a new consumer and iterator delivering from sequence
+	// from on (restartIterator); nil: a new iterator of cons.
+	reopen   func(ctx context.Context, from uint64) (jetstream.Consumer, jetstream.MessagesContext, error)
+	iterMu   sync.Mutex
+	waker    waker        // ends a wait in Next that nats.go forgot (source_wake.go)
+	taken    taken        // the last delivery taken from nats.go, for Backlog
+	holding  atomic.Int32 // 1 while the pump holds a message taken from nats.go, not buffered yet
+	msgs     chan Message
+	ctx      context.Context // the checks' requests; cancelled by Close
+	cancel   context.CancelFunc
+	stop     chan struct{} // closed by Close
+	done     chan struct{} // closed when pump returns; err is then set
+	watched  chan struct{} // closed when watch returns
+	err      error
+	stopOnce sync.Once
 
 	failMu  sync.Mutex
 	failure error // what the watcher found; the pump stops with it
@@ -151,6 +154,11 @@ func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error)
 		return nil, fmt.Errorf("natsio: source stream %s: %w", spec.Stream, err)
 	}
 	s := newSource(st, StreamIdentity{Stream: spec.Stream, Created: info.Created}, cons, iter, c.log)
+	s.reopen = func(ctx context.Context, from uint64) (jetstream.Consumer, jetstream.MessagesContext, error) {
+		resumed := spec
+		resumed.StartSequence = from
+		return openIterator(ctx, st, resumed)
+	}
 	s.checkGaps = spec.FilterSubject == "" && !spec.AllowGap
 	s.checkFirst = spec.FilterSubject != "" && !spec.AllowGap && spec.StartSequence > 1
 	s.acceptThrough = spec.AcceptGapsThrough

@@ -74,7 +74,7 @@ func (t *taken) consumerName() string {
 // records. The caller must not hold records fetched after it: everything
 // Fetch returned counts as taken.
 func (s *Source) Backlog(ctx context.Context, after uint64) (Backlog, error) {
-	info, err := s.cons.Info(ctx)
+	info, err := s.currentConsumer().Info(ctx)
 	if err != nil {
 		return Backlog{}, fmt.Errorf("natsio: source stream %s: consumer info for its backlog after sequence %d: %w", s.identity.Stream, after, err)
 	}

@@ -123,9 +123,12 @@ func (s *Source) next() (jetstream.Msg, error) {
 // restartIterator replaces the pump's iterator: nats.go's pull iterator
 // can believe a pull request is outstanding that the server does not hold
 // (seen right after a worker started a consumer on a cluster), and then a
-// wake does not make it ask again. A new iterator of the same consumer
-// starts with no such belief; an ordered consumer resumes after its last
-// delivered message.
+// wake does not make it ask again. An ordered consumer allows one iterator
+// for its lifetime (a second Messages fails with "cannot run concurrent
+// processing using ordered consumer", even after Stop), so a new ordered
+// consumer is made that delivers from the sequence after the last one
+// the pump took: what the old iterator held but had not handed over
+// comes again, nothing twice.
 func (s *Source) restartIterator() error {
 	s.iterMu.Lock()
 	defer s.iterMu.Unlock()
@@ -135,14 +138,32 @@ func (s *Source) restartIterator() error {
 	default:
 	}
 	s.iter.Stop()
-	iter, err := s.cons.Messages(jetstream.PullMaxMessages(sourcePullBatch))
+	cons, iter, err := s.reopenFrom(s.last + 1)
 	if err != nil {
 		return fmt.Errorf("restart the source's iterator: %w", err)
 	}
-	s.iter = iter
+	s.cons, s.iter = cons, iter
 	s.waker.restarts.Add(1)
-	s.log.Warn("source iterator restarted: still no pull request outstanding after a wake", "stream", s.identity.Stream)
+	s.log.Warn("source iterator restarted: still no pull request outstanding after a wake", "stream", s.identity.Stream, "from_sequence", s.last+1)
 	return nil
+}
+
+// reopenFrom makes a new consumer and iterator from sequence from on.
+func (s *Source) reopenFrom(from uint64) (jetstream.Consumer, jetstream.MessagesContext, error) {
+	if s.reopen == nil {
+		iter, err := s.cons.Messages(jetstream.PullMaxMessages(sourcePullBatch))
+		return s.cons, iter, err
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, wakeCheckTimeout)
+	defer cancel()
+	return s.reopen(ctx, from)
+}
+
+// currentConsumer is the source's consumer (restartIterator replaces it).
+func (s *Source) currentConsumer() jetstream.Consumer {
+	s.iterMu.Lock()
+	defer s.iterMu.Unlock()
+	return s.cons
 }
 
 // checkWake wakes a pump that has waited in Next since the last check
@@ -160,7 +181,7 @@ func (s *Source) checkWake() {
 	}
 	w.checked = true
 	ctx, cancel := context.WithTimeout(s.ctx, wakeCheckTimeout)
-	info, err := s.cons.Info(ctx)
+	info, err := s.currentConsumer().Info(ctx)
 	cancel()
 	if err != nil || info.NumWaiting > 0 || !w.inNext.Load() || w.received.Load() != received {
 		return

@@ -105,3 +105,44 @@ func TestWakeLeavesAWaitingConsumer(t *testing.T) {
 		t.Fatalf("asked %d, wakes %d, Next calls %d: want one check, no wake", cons.asked.Load(), s.Wakes(), it.calls.Load())
 	}
 }
+
+// TestRestartedIteratorOfARealSourceGoesOn: replacing the iterator of a
+// real ordered consumer (a wake that did not help) keeps delivering every
+// sequence once and in order. An ordered consumer refuses a second
+// iterator for its lifetime, so the first version of restartIterator,
+// which asked the same consumer again, failed the source ("cannot run
+// concurrent processing using ordered consumer") and with it a worker's
+// tasks, which then restarted from the last checkpoint.
+func TestRestartedIteratorOfARealSourceGoesOn(t *testing.T) {
+	c := embedded(t)
+	ensureStream(t, c, "S", "s.>")
+	publishMany(t, c, "s.x", 100)
+	s, err := c.OpenSource(testCtx(t), SourceSpec{Stream: "S"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	got := fetchN(t, s, 100)
+	deadline := time.Now().Add(testTimeout)
+	for !s.waker.inNext.Load() { // the pump waits for more in Next
+		if time.Now().After(deadline) {
+			t.Fatal("the pump never waited in Next")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.waker.restart.Store(true)
+	s.waker.wake()
+	for s.waker.restarts.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the iterator was not replaced")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	publishMany(t, c, "s.x", 100)
+	got = append(got, fetchN(t, s, 100)...)
+	for i, m := range got {
+		if m.Sequence != uint64(i+1) {
+			t.Fatalf("message %d has sequence %d, want %d", i, m.Sequence, i+1)
+		}
+	}
+}

@@ -34,9 +34,11 @@ tasks at its own source positions, uploads them to the Object Store
 checkpoint with a write the server refuses once its lease is gone.
 
 Every worker reads every source and keeps the records of its own key groups
-(sources must use limits retention). A worker that stops (SIGINT, SIGTERM, a crash)
-takes no final checkpoint: its tasks move to the other workers after
-cluster.worker_timeout and restore from the last cluster checkpoint. Each worker
+(sources must use limits retention). A worker asked to stop (SIGINT, SIGTERM, SIGHUP)
+first hands its tasks over: the coordinator takes a handover checkpoint and the other
+workers restore them from it; a second signal stops it at once. A worker that crashes
+or cannot hand over (no other worker) takes no final checkpoint: its tasks move to the
+other workers after cluster.worker_timeout and restore from the last cluster checkpoint. Each worker
 needs a data dir of its own (data_dir in its pipeline file): it holds the live
 state of its tasks and a cache of downloaded state, never the cluster's checkpoints.
 
@@ -61,6 +63,9 @@ func runWorker(cmd *cobra.Command, g *globalFlags, f *workerFlags, path string) 
 	logger := newLogger(g, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// The first signal starts the handover; a second one takes the
+	// default action and ends the process at once.
+	context.AfterFunc(ctx, stop)
 	// Every part of the pipeline this worker opens reports on the one endpoint.
 	obs, err := engine.StartObserver(cfg, logger)
 	if err != nil {

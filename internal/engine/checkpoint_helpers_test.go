@@ -87,7 +87,7 @@ func seedCompilationCache(t *testing.T, dataDir, module string) {
 	defer warmed.Unlock()
 	if !warmed.done[module] {
 		cfg := shared.load(t)
-		rt, mod, err := compileOperator(context.Background(), cfg, &cfg.Operators[0], "")
+		rt, mod, err := compileOperator(context.Background(), compilationCache(cfg.DataDir), &cfg.Operators[0], "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,6 +50,11 @@ type ClusterPart struct {
 	// returns once the part may (its tasks are still its worker's), or an
 	// error that fails the part. Nil: no gate.
 	Gate func(ctx context.Context) error
+	// CacheDir is the compilation cache of the part's modules when not
+	// its data dir's: the parts of one worker, each with a data dir of its
+	// own, share the worker's, so that a part started for tasks the worker
+	// gained compiles nothing. "": the data dir's.
+	CacheDir string
 	// Worker is the id of the worker running the part. When set, every
 	// output and dead letter the part produces carries it in the
 	// Wasmstream-Worker header, so that an operator (or a test) can tell
@@ -174,8 +179,11 @@ func (p *Pipeline) ownedTasks(oc *config.Operator) []int {
 	return slices.Sorted(slices.Values(p.opts.Cluster.Tasks[oc.Name]))
 }
 
-// runsTask reports whether this process runs task i of op.
-func (op *operator) runsTask(i int) bool { return op.slots[i] >= 0 }
+// runsTask reports whether this process runs task i of op (and has not
+// released it: ReleaseTasks).
+func (op *operator) runsTask(i int) bool {
+	return op.slots[i] >= 0 && !op.tasks[op.slots[i]].released.Load()
+}
 
 // persistPart is persistCheckpoint for a cluster part: the outputs of the
 // cut acknowledged and the dead-letter decisions committed, as for a whole

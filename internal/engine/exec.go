@@ -164,7 +164,7 @@ func OpenExec(ctx context.Context, cfg *config.Pipeline, name string, store *sta
 
 // openExecOperator compiles oc and probes its declarations, as Open does.
 func openExecOperator(ctx context.Context, p *Pipeline, oc *config.Operator) (*operator, error) {
-	rt, mod, err := compileOperator(ctx, p.cfg, oc, p.opts.Engine)
+	rt, mod, err := compileOperator(ctx, p.compilationCache(), oc, p.opts.Engine)
 	if err != nil {
 		return nil, err
 	}

@@ -41,14 +41,14 @@ type operator struct {
 type sinkRef struct{ cfg *config.Sink }
 
 // compileOperator reads and validates an operator's module. The compilation
-// cache under the data dir makes a second start fast.
-func compileOperator(ctx context.Context, p *config.Pipeline, oc *config.Operator, eng host.Engine) (*host.Runtime, *host.Module, error) {
+// cache in cacheDir (compilationCache) makes a second start fast.
+func compileOperator(ctx context.Context, cacheDir string, oc *config.Operator, eng host.Engine) (*host.Runtime, *host.Module, error) {
 	wasm, err := os.ReadFile(oc.Module)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: operator %q: read module: %w (build it first, or fix the module path)", config.Pos(oc.ModuleRange), oc.Name, err)
 	}
 	rt, err := host.NewRuntime(ctx, host.RuntimeConfig{
-		CacheDir:         filepath.Join(p.DataDir, "cache", "wazero"),
+		CacheDir:         cacheDir,
 		MemoryLimitPages: oc.Limits.MemoryPages,
 		ModuleLimits:     host.ModuleLimits{MaxTableElements: oc.Limits.MaxTableElements},
 		Engine:           eng,
@@ -62,6 +62,19 @@ func compileOperator(ctx context.Context, p *config.Pipeline, oc *config.Operato
 		return nil, nil, fmt.Errorf("%s: %w", config.Pos(oc.ModuleRange), err)
 	}
 	return rt, mod, nil
+}
+
+// compilationCache is wazero's compilation cache of the modules of a
+// pipeline whose data dir is dataDir.
+func compilationCache(dataDir string) string { return filepath.Join(dataDir, "cache", "wazero") }
+
+// compilationCache is the pipeline's compilation cache: its data dir's,
+// or the one its cluster part shares with the worker's other parts.
+func (p *Pipeline) compilationCache() string {
+	if c := p.opts.Cluster; c != nil && c.CacheDir != "" {
+		return c.CacheDir
+	}
+	return compilationCache(p.cfg.DataDir)
 }
 
 func newOperator(p *Pipeline, oc *config.Operator, rt *host.Runtime, mod *host.Module) *operator {
@@ -149,10 +162,15 @@ func (op *operator) applyTTLs(backend *state.Backend) error {
 }
 
 // taskFor returns the place in op.tasks of the task owning key's key
-// group; -1 when another worker of a cluster runs it.
+// group; -1 when another worker of a cluster runs it, or this part
+// released it (ReleaseTasks).
 func (op *operator) taskFor(key []byte) int {
 	kg := state.KeyGroup(key, op.cfg.MaxParallelism)
-	return op.slots[state.TaskForKeyGroup(kg, op.cfg.Parallelism, op.cfg.MaxParallelism)]
+	i := state.TaskForKeyGroup(kg, op.cfg.Parallelism, op.cfg.MaxParallelism)
+	if !op.runsTask(i) {
+		return -1
+	}
+	return op.slots[i]
 }
 
 func (op *operator) close(ctx context.Context) {

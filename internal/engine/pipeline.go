@@ -190,7 +190,7 @@ func (p *Pipeline) openState(ctx context.Context) error {
 func (p *Pipeline) compile(ctx context.Context) error {
 	for i := range p.cfg.Operators {
 		oc := &p.cfg.Operators[i]
-		rt, mod, err := compileOperator(ctx, p.cfg, oc, p.opts.Engine)
+		rt, mod, err := compileOperator(ctx, p.compilationCache(), oc, p.opts.Engine)
 		if err != nil {
 			return err
 		}

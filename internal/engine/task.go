@@ -38,6 +38,10 @@ type task struct {
 	skip   *protocol.SkipTable // records a restored unaligned snapshot already holds; nil when none
 	global int                 // the task's number among all tasks of the pipeline (its reports)
 
+	// released: the part handed the task over (ReleaseTasks); it skips
+	// records and only passes barriers.
+	released atomic.Bool
+
 	processed atomic.Uint64
 	emitted   atomic.Uint64
 	restarts  atomic.Uint64
@@ -146,6 +150,9 @@ func (t *task) onChunk(ctx context.Context, item taskItem) error {
 
 func (t *task) processItem(ctx context.Context, item taskItem) error {
 	recs := item.records
+	if t.released.Load() {
+		recs = nil // the task's new owner replays them
+	}
 	if t.skip != nil {
 		recs = t.filterReplayed(recs)
 	}

@@ -20,7 +20,7 @@ const (
 // sweep removes up to a budget of expired entries after n records and
 // publishes the backend's state gauges for metrics.
 func (t *task) sweep(n int) error {
-	if !t.op.hasTTL {
+	if !t.op.hasTTL || t.released.Load() {
 		return nil
 	}
 	t.clock.tick()

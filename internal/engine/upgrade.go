@@ -67,7 +67,7 @@ func (p *Pipeline) prepareUpgrade(ctx context.Context, req UpgradeRequest) (*pla
 	}
 	oc := *op.cfg
 	oc.Module = plan.module
-	rt, mod, err := compileOperator(ctx, p.cfg, &oc, p.opts.Engine)
+	rt, mod, err := compileOperator(ctx, p.compilationCache(), &oc, p.opts.Engine)
 	if err != nil {
 		return nil, nil, err
 	}

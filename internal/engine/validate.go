@@ -42,7 +42,7 @@ func Validate(ctx context.Context, cfg *config.Pipeline) ([]ModuleReport, error)
 	var errs []error
 	for i := range cfg.Operators {
 		oc := &cfg.Operators[i]
-		rt, mod, err := compileOperator(ctx, cfg, oc, "")
+		rt, mod, err := compileOperator(ctx, compilationCache(cfg.DataDir), oc, "")
 		if err != nil {
 			errs = append(errs, err)
 			continue

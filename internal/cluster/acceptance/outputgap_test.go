@@ -3,6 +3,7 @@ package acceptance
 import (
 	"fmt"
 	"slices"
+	"testing"
 	"time"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/assign"
@@ -19,16 +20,21 @@ import (
 // records during a change (publishPaced) keeps short. Key groups are the
 // operator's (keyGroupOf, visibility_test.go).
 
-// restartedGroups are the key-group ranges of the workers that restarted
-// their tasks for a (all their tasks restart, moved or not).
-func restartedGroups(a assign.Assignment, starts []taskStart) []assign.Range {
+// restartedGroups are the key-group ranges of the tasks that (re)started
+// for a: those the "tasks started" lines name.
+func restartedGroups(t testing.TB, a assign.Assignment, starts []taskStart) []assign.Range {
 	var out []assign.Range
 	for _, o := range a.Operators {
-		for _, tk := range o.Tasks {
-			for _, s := range starts {
-				if s.worker.id == tk.Worker {
-					out = append(out, tk.Range)
-					break
+		if o.Name != operatorName {
+			continue
+		}
+		for _, s := range starts {
+			if s.released {
+				continue
+			}
+			for _, i := range s.indices(t) {
+				if i < len(o.Tasks) && o.Tasks[i].Worker == s.worker.id {
+					out = append(out, o.Tasks[i].Range)
 				}
 			}
 		}

@@ -35,8 +35,10 @@ type rescaleStep struct {
 // the pipeline while records are being published, with an idempotent
 // sink: 2 workers start (the operator at its file's parallelism, 4);
 // then `wasmstream scale --parallelism 8`, a 3rd worker joins,
-// `wasmstream scale --parallelism 2`, and one worker with tasks is
-// stopped by SIGTERM (it leaves; its tasks move). Each change falls while
+// `wasmstream scale --parallelism 2`, and two workers with tasks are
+// stopped by SIGTERM one after the other (each leaves: it hands its tasks
+// over to the others and exits), so one worker runs both tasks at the
+// end. Each change falls while
 // records are being published (publishPaced: they trickle in while the
 // change plays out) and the next waits until the workers whose ranges it
 // changed started their new tasks. In the end every output is stored
@@ -44,13 +46,17 @@ type rescaleStep struct {
 // bucket's checks pass, the assignment in force runs the operator with 2
 // tasks, and every worker exits 0 on SIGTERM.
 //
-// It reports, not asserts (times on a shared machine are no claims): per
-// change, when the assignment was written and when each worker whose
-// ranges changed logged "tasks started" with its startup, and the time
-// from the change (the scale command, the start or the SIGTERM) to the
-// last of them, the moved ranges' pause; then, from the output stream,
-// the output gap of the restarted key groups (outputgap_test.go), which
-// also shows a restarted task that runs but does not read.
+// A task that a change leaves on its worker at its parallelism must not
+// be started again by that worker (requireUnmovedNotRestarted): only
+// moved tasks pause. Beyond that it reports, not asserts (times on a
+// shared machine are no claims): per change, when the assignment was
+// written and when each worker whose ranges changed logged "tasks
+// started" (or "tasks released") with its startup, and the time from the
+// change (the scale command, the start or the SIGTERM) to the last of
+// them; from the output stream, the output gap of the restarted and of
+// the unmoved key groups (outputgap_test.go), which also shows a
+// restarted task that runs but does not read; and the snapshot pauses of
+// the unmoved tasks in the checkpoints around each change.
 func TestRescaleWhilePublishing(t *testing.T) {
 	d := deploy(t)
 	r := newRand(t)
@@ -61,7 +67,9 @@ func TestRescaleWhilePublishing(t *testing.T) {
 	events := newEvents(n, r)
 	start := time.Now()
 	d.startWorkers(t, 2)
-	pub := d.publishPaced(events, n/5)
+	steps := rescaleSteps(d, r)
+	portion := func(i int) int { return n * i / (len(steps) + 1) } // records published by step i
+	pub := d.publishPaced(events, portion(1))
 	first := d.awaitAssignment(t, 0, "runs 4 tasks on 2 workers", func(a assign.Assignment) bool {
 		return parallelismOf(a) == parallelism && len(workersOf(a)) == 2
 	})
@@ -69,12 +77,12 @@ func TestRescaleWhilePublishing(t *testing.T) {
 	report := []string{stepReport("start 2 workers", start, first, starts, note, 0)}
 	t.Log(report[0])
 	var changes []change
-	for i, s := range rescaleSteps(d, r) {
-		pub.waitSent(t, n*(i+1)/5)
+	for i, s := range steps {
+		pub.waitSent(t, portion(i+1))
 		line, c := d.runStep(t, pub, s)
 		report, changes = append(report, line), append(changes, c)
 		t.Log(line)
-		pub.release(n * (i + 2) / 5)
+		pub.release(portion(i + 2))
 	}
 	pub.release(n)
 	pub.wait(t)
@@ -87,6 +95,7 @@ func TestRescaleWhilePublishing(t *testing.T) {
 	msgs := d.requireModelOutputs(t, what)
 	d.requireControl(t, what)
 	t.Logf("ACCEPTANCE-SUMMARY %s: outputs of the restarted key groups around each change: %s", what, gapReport(t, msgs, changes))
+	t.Logf("ACCEPTANCE-SUMMARY %s: unmoved key groups (never restarted: checked) around each change: %s", what, d.unmovedReport(t, changes))
 	if p := parallelismOf(final); p != 2 {
 		t.Errorf("the final assignment %d runs operator %s with %d tasks, want 2: %s", final.Epoch, operatorName, p, placementOf(final))
 	}
@@ -98,6 +107,7 @@ type change struct {
 	name        string
 	at, started time.Time // its start, its last "tasks started" line
 	groups      []assign.Range
+	unmoved     []assign.Range // key groups of the tasks the change left running
 }
 
 // gapReport describes the output gaps around each change.
@@ -110,7 +120,29 @@ func gapReport(t *testing.T, msgs []storedMsg, changes []change) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines = append(lines, c.name+": "+g)
+		line := c.name + ": restarted key groups' " + g
+		if len(c.unmoved) > 0 {
+			u, err := outputGaps(times, c.unmoved, c.at, c.started)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line += "; unmoved key groups' " + u
+		}
+		lines = append(lines, line)
+	}
+	return summary(lines)
+}
+
+// unmovedReport describes, per change that left tasks where they ran, the
+// snapshot pauses of their key groups in the checkpoints around it.
+func (d *deployment) unmovedReport(t *testing.T, changes []change) string {
+	t.Helper()
+	cs := d.completions(t)
+	var lines []string
+	for _, c := range changes {
+		if len(c.unmoved) > 0 {
+			lines = append(lines, c.name+": "+unmovedPauses(cs, c, 5*time.Second))
+		}
 	}
 	return summary(lines)
 }
@@ -125,7 +157,7 @@ func rescaleSteps(d *deployment, r *rand.Rand) []rescaleStep {
 			what:    fmt.Sprintf("runs %d tasks", p),
 		}
 	}
-	var joined, left string
+	var joined string
 	return []rescaleStep{
 		scaleTo(8),
 		{
@@ -138,16 +170,24 @@ func rescaleSteps(d *deployment, r *rand.Rand) []rescaleStep {
 			what:    "gives the new worker tasks",
 		},
 		scaleTo(2),
-		{
-			name: "SIGTERM of a worker with tasks",
-			do: func(t *testing.T, prev assign.Assignment) string {
-				ids := workersOf(prev)
-				left = ids[r.IntN(len(ids))]
-				return d.terminateWorker(t, left)
-			},
-			carried: func(a assign.Assignment) bool { return !slices.Contains(workersOf(a), left) },
-			what:    "gives the stopped worker no task",
+		leave(d, r, "SIGTERM of a worker with tasks"),
+		leave(d, r, "SIGTERM of a 2nd worker with tasks: one is left"),
+	}
+}
+
+// leave is a step that stops one of the workers with tasks by SIGTERM: it
+// hands its tasks over and exits 0 (worker.leave).
+func leave(d *deployment, r *rand.Rand, name string) rescaleStep {
+	var left string
+	return rescaleStep{
+		name: name,
+		do: func(t *testing.T, prev assign.Assignment) string {
+			ids := workersOf(prev)
+			left = ids[r.IntN(len(ids))]
+			return d.terminateWorker(t, left)
 		},
+		carried: func(a assign.Assignment) bool { return !slices.Contains(workersOf(a), left) },
+		what:    "gives the stopped worker no task",
 	}
 }
 
@@ -162,10 +202,12 @@ func (d *deployment) runStep(t *testing.T, pub *pacedPublish, s rescaleStep) (st
 	a := d.awaitAssignment(t, prev.Epoch, s.what, s.carried)
 	starts, note := d.awaitRestarts(t, prev.Epoch, a)
 	line := stepReport(s.name, start, a, starts, note, pub.sent.Load()-sentBefore)
-	c := change{name: s.name, at: start, started: start, groups: restartedGroups(a.Assignment, starts)}
+	c := change{name: s.name, at: start, started: start, groups: restartedGroups(t, a.Assignment, starts),
+		unmoved: unmovedGroups(prev.Assignment, a.Assignment)}
 	if len(starts) > 0 {
 		c.started = starts[len(starts)-1].at
 	}
+	d.requireUnmovedNotRestarted(t, s.name, prev, a)
 	return fmt.Sprintf("%s [%s]", line, said), c
 }
 

@@ -2,8 +2,10 @@ package acceptance
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 // part.go, internal/engine progress.go).
 const (
 	logTasksStarted    = "tasks started"
+	logTasksReleased   = "tasks released"
 	logPipelineStopped = "pipeline stopped"
 	// logSourceWoken: a source's pull consumer held no pull request while
 	// records waited (natsio/source_wake.go).
@@ -83,7 +86,8 @@ func (d *deployment) awaitAssignment(t *testing.T, after uint64, what string, wa
 	}
 }
 
-// taskStart is one "tasks started" line of a worker.
+// taskStart is one "tasks started" line of a worker, or one "tasks
+// released" line of a worker that only handed tasks over.
 type taskStart struct {
 	worker   *worker
 	epoch    uint64 // the assignment the worker started the tasks of
@@ -91,10 +95,48 @@ type taskStart struct {
 	restored uint64 // the cluster checkpoint it restored them from
 	startup  time.Duration
 	at       time.Time
+	released bool // a "tasks released" line: nothing started
 }
 
 func (s taskStart) String() string {
+	if s.released {
+		return fmt.Sprintf("%s released %s", s.worker.id, s.tasks)
+	}
 	return fmt.Sprintf("%s %s from checkpoint %d, startup %s", s.worker.id, s.tasks, s.restored, s.startup.Round(time.Millisecond))
+}
+
+// indices are the acceptance operator's task indices of the line.
+func (s taskStart) indices(t testing.TB) []int {
+	t.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(operatorName) + `:\[([0-9 ]*)\]`).FindStringSubmatch(s.tasks)
+	if m == nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(m[1]) {
+		i, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("tasks %q of a log line: %v", s.tasks, err)
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// taskReleases parses the worker's "tasks released" lines, in log order.
+func (w *worker) taskReleases(t testing.TB) []taskStart {
+	t.Helper()
+	var out []taskStart
+	for _, l := range w.find(logTasksReleased) {
+		s := taskStart{worker: w, at: l.at, released: true}
+		var err error
+		if s.epoch, err = l.uint("assignment"); err != nil {
+			t.Fatal(err)
+		}
+		s.tasks, _ = l.field("tasks")
+		out = append(out, s)
+	}
+	return out
 }
 
 // taskStarts parses the worker's "tasks started" lines, in log order.
@@ -219,8 +261,10 @@ func (d *deployment) awaitRestarts(t *testing.T, prev uint64, a seenAssignment) 
 }
 
 // restartsFor finds, for each worker whose ranges in a differ from those
-// it held at epoch prev, the "tasks started" line of the epoch that gave
-// it them; missing names the workers without one yet.
+// it held at epoch prev, the line of the epoch that gave it them: "tasks
+// started" when it gained tasks, "tasks released" when it only handed
+// some over (the others run on untouched); missing names the workers
+// without one yet.
 func (d *deployment) restartsFor(t *testing.T, prev uint64, a seenAssignment) (got []taskStart, missing []string) {
 	t.Helper()
 	hist := d.assignmentsSeen(t)
@@ -229,12 +273,17 @@ func (d *deployment) restartsFor(t *testing.T, prev uint64, a seenAssignment) (g
 		if e <= prev {
 			continue // unchanged by what the test did
 		}
+		_, start := assign.Changes(assignmentBefore(hist, e), a.Assignment, id)
 		var line *taskStart
 		for _, w := range d.workers {
 			if w.id != id || w.down {
 				continue
 			}
-			for _, s := range w.taskStarts(t) {
+			lines := w.taskStarts(t)
+			if len(start) == 0 {
+				lines = w.taskReleases(t)
+			}
+			for _, s := range lines {
 				if s.epoch == e {
 					line = &s
 					break
@@ -248,6 +297,18 @@ func (d *deployment) restartsFor(t *testing.T, prev uint64, a seenAssignment) (g
 		got = append(got, *line)
 	}
 	return got, missing
+}
+
+// assignmentBefore is the newest assignment of hist older than epoch e;
+// the zero value when none is.
+func assignmentBefore(hist []seenAssignment, e uint64) assign.Assignment {
+	var out assign.Assignment
+	for _, h := range hist {
+		if h.Epoch < e && h.Epoch > out.Epoch {
+			out = h.Assignment
+		}
+	}
+	return out
 }
 
 // partStats are the counters of one "pipeline stopped" line: the totals

@@ -43,6 +43,7 @@ type completion struct {
 type rangePosition struct {
 	start, end int // key groups [start, end)
 	pos        uint64
+	pause      time.Duration // the task's processing pause for the snapshot
 }
 
 // position is how far the checkpoint covers key group kg; 0 for none.
@@ -83,7 +84,7 @@ func (d *deployment) completions(t *testing.T) []completion {
 				continue
 			}
 			for _, e := range op.Tasks {
-				cp.ranges = append(cp.ranges, rangePosition{start: e.Start, end: e.End, pos: e.Inputs[sourceName]})
+				cp.ranges = append(cp.ranges, rangePosition{start: e.Start, end: e.End, pos: e.Inputs[sourceName], pause: time.Duration(e.PauseNanos)})
 			}
 		}
 		out = append(out, cp)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -39,6 +40,10 @@ func HeartbeatSubject(pipeline, id string) string {
 type heartbeat struct {
 	Worker     string `json:"worker"`
 	Generation uint64 `json:"generation"`
+	// Leaving: the worker is stopping and asks for its tasks to be moved
+	// away while it still runs them (a graceful leave: the coordinator
+	// can take a handover checkpoint with it).
+	Leaving bool `json:"leaving,omitempty"`
 }
 
 // Member is this process's membership of a pipeline.
@@ -46,7 +51,8 @@ type Member struct {
 	lease   *lease.Lease
 	nc      *nats.Conn
 	subject string
-	body    []byte
+	body    atomic.Pointer[[]byte]
+	hb      heartbeat
 }
 
 // Join makes worker id a member of pipeline: it acquires the lease
@@ -63,8 +69,27 @@ func Join(ctx context.Context, b *lease.Bucket, nc *nats.Conn, pipeline, id stri
 	if err != nil {
 		return nil, fmt.Errorf("join pipeline %q as worker %q: %w", pipeline, id, err)
 	}
-	body, _ := json.Marshal(heartbeat{Worker: id, Generation: l.Generation()})
-	return &Member{lease: l, nc: nc, subject: HeartbeatSubject(pipeline, id), body: body}, nil
+	m := &Member{lease: l, nc: nc, subject: HeartbeatSubject(pipeline, id), hb: heartbeat{Worker: id, Generation: l.Generation()}}
+	m.setBody()
+	return m, nil
+}
+
+func (m *Member) setBody() {
+	body, _ := json.Marshal(m.hb)
+	m.body.Store(&body)
+}
+
+// Leave says, in this and every later heartbeat, that the worker is
+// leaving: the coordinator plans without it but still counts on it for a
+// handover checkpoint. It keeps its lease until Run ends. Not safe for
+// concurrent use with itself.
+func (m *Member) Leave() {
+	if m.hb.Leaving {
+		return
+	}
+	m.hb.Leaving = true
+	m.setBody()
+	m.beat()
 }
 
 // Lease is the membership lease: its ValidUntil is this worker's
@@ -97,7 +122,7 @@ func (m *Member) Run(ctx context.Context) error {
 
 // beat publishes one heartbeat. Core NATS: a lost one only matters when
 // many are, which is what the timeout measures.
-func (m *Member) beat() { _ = m.nc.Publish(m.subject, m.body) }
+func (m *Member) beat() { _ = m.nc.Publish(m.subject, *m.body.Load()) }
 
 func (m *Member) renew(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, lease.Margin(m.lease.TTL()))

@@ -19,12 +19,28 @@ type Tracker struct {
 type memberState struct {
 	joined    time.Time
 	lastHeard time.Time // zero: no heartbeat since joining
+	leaving   bool      // its last heartbeat said it is leaving
 }
 
 // View is who is alive and who is suspected at one instant, each sorted.
+// Leaving lists the alive members whose heartbeats say they are leaving
+// (Member.Leave): alive, so they still take part in a checkpoint, but to
+// be given no task.
 type View struct {
 	Alive     []string
 	Suspected []string
+	Leaving   []string
+}
+
+// Staying is v.Alive without the members that are leaving.
+func (v View) Staying() []string {
+	var out []string
+	for _, id := range v.Alive {
+		if !slices.Contains(v.Leaving, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // NewTracker returns a Tracker that suspects a member after timeout
@@ -47,10 +63,12 @@ func (t *Tracker) Joined(id string, at time.Time) {
 // Left records that id's lease is gone: released, deleted or expired.
 func (t *Tracker) Left(id string) { delete(t.members, id) }
 
-// Heard records a heartbeat of id sent or received at at.
-func (t *Tracker) Heard(id string, at time.Time) {
+// Heard records a heartbeat of id sent or received at at; leaving is what
+// it says. A member that said it is leaving stays leaving.
+func (t *Tracker) Heard(id string, at time.Time, leaving bool) {
 	if m, ok := t.members[id]; ok {
 		m.lastHeard = latest(m.lastHeard, at)
+		m.leaving = m.leaving || leaving
 	}
 }
 
@@ -60,12 +78,16 @@ func (t *Tracker) View(now time.Time) View {
 	for id, m := range t.members {
 		if now.Sub(m.lastHeard) < t.timeout {
 			v.Alive = append(v.Alive, id)
+			if m.leaving {
+				v.Leaving = append(v.Leaving, id)
+			}
 		} else {
 			v.Suspected = append(v.Suspected, id)
 		}
 	}
 	slices.Sort(v.Alive)
 	slices.Sort(v.Suspected)
+	slices.Sort(v.Leaving)
 	return v
 }
 

@@ -2,6 +2,7 @@ package member
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -49,9 +50,11 @@ func Watch(ctx context.Context, b *lease.Bucket, nc *nats.Conn, pipeline string,
 
 func (w *Watcher) onHeartbeat(m *nats.Msg) {
 	id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	var hb heartbeat
+	_ = json.Unmarshal(m.Data, &hb) // an unreadable body still shows the worker alive
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.tracker.Heard(id, time.Now())
+	w.tracker.Heard(id, time.Now(), hb.Leaving)
 }
 
 // follow applies the lease updates until Stop. A nil entry marks the end

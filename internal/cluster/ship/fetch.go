@@ -35,14 +35,20 @@ func (s *Shipper) FetchManifest(ctx context.Context, object, wantSHA256 string) 
 }
 
 func (s *Shipper) readManifest(ctx context.Context, object string) ([]byte, error) {
-	res, err := s.get(ctx, object)
+	var data []byte
+	err := s.retryPut(ctx, 0, func(ctx context.Context) error { // manifests are small
+		res, err := s.get(ctx, object)
+		if err != nil {
+			return err
+		}
+		defer res.Close()
+		if data, err = io.ReadAll(io.LimitReader(res, MaxManifestBytes+1)); err != nil {
+			return s.readError(object, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer res.Close()
-	data, err := io.ReadAll(io.LimitReader(res, MaxManifestBytes+1))
-	if err != nil {
-		return nil, s.readError(object, err)
 	}
 	if len(data) > MaxManifestBytes {
 		return nil, fmt.Errorf("%w: object %s in bucket %s has more than %d bytes; it is no task manifest", ErrCorruptManifest, object, s.bucket, MaxManifestBytes)
@@ -50,12 +56,12 @@ func (s *Shipper) readManifest(ctx context.Context, object string) ([]byte, erro
 	return data, nil
 }
 
-// get opens an object, naming a missing one.
+// get opens an object, naming a missing one (an errLocal: no retry).
 func (s *Shipper) get(ctx context.Context, object string) (jetstream.ObjectResult, error) {
 	res, err := s.obs.Get(ctx, object)
 	switch {
 	case errors.Is(err, jetstream.ErrObjectNotFound):
-		return nil, fmt.Errorf("%w: object %s is not in bucket %s; restore from another checkpoint", ErrMissingObject, object, s.bucket)
+		return nil, errLocal{fmt.Errorf("%w: object %s is not in bucket %s; restore from another checkpoint", ErrMissingObject, object, s.bucket)}
 	case err != nil:
 		return nil, fmt.Errorf("%w: get object %s from bucket %s: %w", ErrObjectStore, object, s.bucket, err)
 	}
@@ -66,7 +72,7 @@ func (s *Shipper) get(ctx context.Context, object string) (jetstream.ObjectResul
 // Store's own digest check is damage, anything else an outage.
 func (s *Shipper) readError(object string, err error) error {
 	if errors.Is(err, jetstream.ErrDigestMismatch) {
-		return fmt.Errorf("%w: object %s in bucket %s fails the Object Store's digest check; restore from another checkpoint", ErrDamaged, object, s.bucket)
+		return errLocal{fmt.Errorf("%w: object %s in bucket %s fails the Object Store's digest check; restore from another checkpoint", ErrDamaged, object, s.bucket)}
 	}
 	return fmt.Errorf("%w: read object %s from bucket %s: %w", ErrObjectStore, object, s.bucket, err)
 }
@@ -87,11 +93,17 @@ func (s *Shipper) cached(ctx context.Context, f File) (string, int64, error) {
 }
 
 // download writes f's object to p through a temporary file, checking its
-// SHA-256 and size before the rename.
+// SHA-256 and size before the rename; each attempt under its own deadline
+// (retryPut): an object read stalls for good when the stream's leader
+// dies mid-read.
 func (s *Shipper) download(ctx context.Context, f File, p string) error {
+	return s.retryPut(ctx, f.Size, func(ctx context.Context) error { return s.downloadOnce(ctx, f, p) })
+}
+
+func (s *Shipper) downloadOnce(ctx context.Context, f File, p string) error {
 	tmp, err := os.CreateTemp(s.opts.CacheDir, tmpDownloadPrefix+f.SHA256[:16]+"-")
 	if err != nil {
-		return fmt.Errorf("ship: download object %s: %w", ObjectName(f.SHA256), err)
+		return errLocal{fmt.Errorf("ship: download object %s: %w", ObjectName(f.SHA256), err)}
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
 	size, sum, err := s.copyObject(ctx, ObjectName(f.SHA256), tmp)
@@ -123,8 +135,8 @@ func (s *Shipper) copyObject(ctx context.Context, object string, w io.Writer) (i
 // checkContent compares what was read of object with f.
 func (s *Shipper) checkContent(object string, f File, size int64, sum string) error {
 	if sum != f.SHA256 || size != f.Size {
-		return fmt.Errorf("%w: object %s in bucket %s holds %d bytes hashing to %s, want %d bytes hashing to %s (file %s); restore from another checkpoint, or on a worker that has the file call Forget(sha256) and upload it again",
-			ErrDamaged, object, s.bucket, size, sum, f.Size, f.SHA256, f.Path)
+		return errLocal{fmt.Errorf("%w: object %s in bucket %s holds %d bytes hashing to %s, want %d bytes hashing to %s (file %s); restore from another checkpoint, or on a worker that has the file call Forget(sha256) and upload it again",
+			ErrDamaged, object, s.bucket, size, sum, f.Size, f.SHA256, f.Path)}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,7 +44,15 @@ type Options struct {
 	// BatchBytes is the size of the batches a restore commits. Default
 	// DefaultBatchBytes.
 	BatchBytes int
+	// PutTimeout bounds one attempt to store an object, plus a second per
+	// MiB of it (putDeadline). Default DefaultPutTimeout.
+	PutTimeout time.Duration
 }
+
+// DefaultPutTimeout bounds one attempt to store an object: above a
+// JetStream leader election (4–10 s), after which the acks of the chunks
+// sent to the old leader never come.
+const DefaultPutTimeout = 15 * time.Second
 
 // Shipper ships task checkpoints of a worker's Pebble DB to one Object
 // Store bucket and restores key-group ranges from it. Its methods are safe
@@ -64,6 +73,9 @@ type Shipper struct {
 func New(ctx context.Context, obs jetstream.ObjectStore, o Options) (*Shipper, error) {
 	if o.BatchBytes == 0 {
 		o.BatchBytes = DefaultBatchBytes
+	}
+	if o.PutTimeout == 0 {
+		o.PutTimeout = DefaultPutTimeout
 	}
 	if o.BatchBytes < 0 {
 		return nil, fmt.Errorf("%w: BatchBytes %d is negative; 0 means the default", ErrInvalid, o.BatchBytes)

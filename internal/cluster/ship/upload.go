@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -83,7 +84,14 @@ func (s *Shipper) ensureObject(ctx context.Context, file string, f File) (bool, 
 		return false, nil
 	}
 	name := ObjectName(f.SHA256)
-	info, err := s.obs.GetInfo(ctx, name)
+	var info *jetstream.ObjectInfo
+	err := s.retryPut(ctx, 0, func(ctx context.Context) (err error) {
+		info, err = s.obs.GetInfo(ctx, name)
+		if errors.Is(err, jetstream.ErrObjectNotFound) {
+			return errLocal{err} // an answer: nothing to retry
+		}
+		return err
+	})
 	switch {
 	case err == nil && holds(info, f):
 		return false, s.indexError(f, s.addIndex(f.SHA256))
@@ -116,21 +124,70 @@ func holds(info *jetstream.ObjectInfo, f File) bool {
 // put uploads file as f's object, hashing it on the way.
 func (s *Shipper) put(ctx context.Context, file string, f File) error {
 	name := ObjectName(f.SHA256)
-	r, err := os.Open(file)
-	if err != nil {
-		return fmt.Errorf("ship: upload %s as object %s: %w", file, name, err)
-	}
-	defer r.Close()
-	h := sha256.New()
-	info, err := s.obs.Put(ctx, jetstream.ObjectMeta{Name: name}, io.TeeReader(r, h))
+	var info *jetstream.ObjectInfo
+	var got string
+	err := s.retryPut(ctx, f.Size, func(ctx context.Context) error {
+		r, err := os.Open(file)
+		if err != nil {
+			return fmt.Errorf("ship: upload %s as object %s: %w", file, name, errLocal{err})
+		}
+		defer r.Close()
+		h := sha256.New()
+		info, err = s.obs.Put(ctx, jetstream.ObjectMeta{Name: name}, io.TeeReader(r, h))
+		got = hex.EncodeToString(h.Sum(nil))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("%w: put object %s (file %s) in bucket %s: %w", ErrObjectStore, name, file, s.bucket, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 || int64(info.Size) != f.Size {
+	if got != f.SHA256 || int64(info.Size) != f.Size {
 		return s.changedWhileUploading(ctx, file, f, got)
 	}
 	return nil
 }
+
+// putAttempts is how often an object is put before the upload fails:
+// a put that timed out across a leader election succeeds on the new one.
+const putAttempts = 3
+
+// retryPut runs put (a put or a look-up of an object), each attempt
+// under its own deadline (putDeadline): nats.go's object Put waits for
+// the acks of its chunks until its context ends, and an ack lost with a
+// leader (a SIGKILLed node) never comes, so without a deadline of its own
+// one put could hold a checkpoint for as long as the caller's context
+// lasts; a look-up likewise. Putting an object again is harmless: the
+// same name gets the same bytes. An errLocal is not retried.
+func (s *Shipper) retryPut(ctx context.Context, size int64, put func(context.Context) error) error {
+	var err error
+	for attempt := 1; attempt <= putAttempts; attempt++ {
+		pctx, cancel := context.WithTimeout(ctx, s.putDeadline(size))
+		err = put(pctx)
+		cancel()
+		var local errLocal
+		if err == nil || ctx.Err() != nil || errors.As(err, &local) {
+			return err
+		}
+		if attempt < putAttempts {
+			select {
+			case <-time.After(500 * time.Millisecond):
+			case <-ctx.Done():
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("%d attempts of %s each: %w", putAttempts, s.putDeadline(size), err)
+}
+
+// putDeadline is PutTimeout plus a second per MiB.
+func (s *Shipper) putDeadline(size int64) time.Duration {
+	return s.opts.PutTimeout + time.Duration(size>>20)*time.Second
+}
+
+// errLocal marks a failure another attempt cannot mend: of the local side
+// (the file), or an answer (a missing or damaged object).
+type errLocal struct{ error }
+
+func (e errLocal) Unwrap() error { return e.error }
 
 // changedWhileUploading removes an object whose bytes are not its name's.
 func (s *Shipper) changedWhileUploading(ctx context.Context, file string, f File, got string) error {
@@ -151,7 +208,11 @@ func (s *Shipper) putManifest(ctx context.Context, m TaskManifest, object string
 	if err != nil {
 		return m, "", err
 	}
-	if _, err := s.obs.PutBytes(ctx, object, data); err != nil {
+	err = s.retryPut(ctx, int64(len(data)), func(ctx context.Context) error {
+		_, err := s.obs.PutBytes(ctx, object, data)
+		return err
+	})
+	if err != nil {
 		return m, "", fmt.Errorf("%w: put task manifest %s in bucket %s: %w", ErrObjectStore, object, s.bucket, err)
 	}
 	h := sha256.Sum256(data)

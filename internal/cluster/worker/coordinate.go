@@ -31,6 +31,8 @@ type coordinator struct {
 	lastGC  time.Time
 	// lastCompleted is the last checkpoint this coordinator completed.
 	lastCompleted uint64
+	// handoversFailed counts the handover checkpoints failed in a row.
+	handoversFailed int
 }
 
 // coordinate acts as coordinator under l until ctx ends or l is lost.
@@ -122,9 +124,18 @@ func (c *coordinator) settleAssignment(ctx context.Context) (*assign.Assignment,
 	case !errors.Is(err, lease.ErrNotFound):
 		return nil, err
 	}
-	alive := c.w.view.View().Alive
+	// Leaving workers are alive (they take part in the handover
+	// checkpoint) but are given no task.
+	view := c.w.view.View()
+	alive := view.Staying()
 	if !slices.Equal(alive, c.seen) {
+		before := c.seen
 		c.seen, c.since = alive, time.Now()
+		if before != nil && onlyLeaving(before, alive, view.Leaving) {
+			// A worker that says it leaves is no flapping member: its
+			// tasks move without the stabilization delay.
+			c.since = time.Time{}
+		}
 	}
 	if len(alive) == 0 || time.Since(c.since) < c.w.cfg.Cluster.Stabilization {
 		return prev, nil
@@ -134,13 +145,26 @@ func (c *coordinator) settleAssignment(ctx context.Context) (*assign.Assignment,
 	if err != nil {
 		return prev, err
 	}
-	next, moves, err := assign.Plan(prev, c.operators(prev, scale, scaling), alive, assign.Stamp{Generation: c.l.Generation(), Restore: restore})
+	ops := c.operators(prev, scale, scaling)
+	next, moves, err := assign.Plan(prev, ops, alive, assign.Stamp{Generation: c.l.Generation(), Restore: restore})
 	if err != nil {
 		return prev, err
 	}
 	if prev != nil && next.Epoch == prev.Epoch {
 		c.scaled(ctx, scaling)
 		return prev, nil
+	}
+	if prev != nil && c.allAlive(*prev) {
+		n, ok := c.handover(ctx, *prev)
+		if !ok {
+			return prev, nil // prev stays; the next settle tries again
+		}
+		if n > restore {
+			restore = n
+			if next, moves, err = assign.Plan(prev, ops, alive, assign.Stamp{Generation: c.l.Generation(), Restore: restore}); err != nil {
+				return prev, err
+			}
+		}
 	}
 	if err := ctlrec.WriteAssignment(ctx, c.l, next); err != nil {
 		return prev, err
@@ -149,6 +173,57 @@ func (c *coordinator) settleAssignment(ctx context.Context) (*assign.Assignment,
 	c.w.log.Info("assignment written", "epoch", next.Epoch, "generation", next.Generation, "workers", alive,
 		"moved_tasks", len(moves), "restore_from", restore)
 	return &next, nil
+}
+
+// onlyLeaving reports whether now differs from before only by workers
+// that said they are leaving.
+func onlyLeaving(before, now, leaving []string) bool {
+	for _, id := range now {
+		if !slices.Contains(before, id) {
+			return false
+		}
+	}
+	for _, id := range before {
+		if !slices.Contains(now, id) && !slices.Contains(leaving, id) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxHandoverFailures is how many handover checkpoints may fail in a row
+// before tasks move without one (from the last completed checkpoint, as
+// on a failover): a change must not wait for ever on a pipeline whose
+// checkpoints keep failing.
+const maxHandoverFailures = 3
+
+// handover runs the handover checkpoint of a planned change (a scale, a
+// worker joining; design ../../shared/cluster.md §5.5): a cluster
+// checkpoint under the assignment in force, taken at once, so that the
+// moved tasks restore from it and replay only what arrived since, not up
+// to a checkpoint interval. It returns the checkpoint to restore from and
+// true, or false when it failed and prev must stay (the tasks run on
+// where they are; nothing moved). After maxHandoverFailures failures in a
+// row it gives up the handover and returns 0 and true. Every worker of a
+// is alive: a dead one could not ack (a failover moves its tasks from the
+// last completed checkpoint instead).
+func (c *coordinator) handover(ctx context.Context, a assign.Assignment) (uint64, bool) {
+	started := time.Now()
+	err := c.round(ctx, a)
+	c.lastEnd = time.Now()
+	if err == nil {
+		c.handoversFailed = 0
+		c.w.log.Info("handover checkpoint completed", "checkpoint", c.lastCompleted, "assignment", a.Epoch, "duration", time.Since(started))
+		return c.lastCompleted, true
+	}
+	c.handoversFailed++
+	if c.handoversFailed >= maxHandoverFailures {
+		c.w.log.Warn("handover checkpoints keep failing; moving tasks from the last completed checkpoint", "failures", c.handoversFailed, "error", err)
+		c.handoversFailed = 0
+		return 0, true
+	}
+	c.w.log.Warn("handover checkpoint failed; the assignment stays and the change is retried", "assignment", a.Epoch, "error", err)
+	return 0, false
 }
 
 // scaled drops the scale request the assignment in force carries out.

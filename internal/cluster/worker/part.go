@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,20 +27,25 @@ import (
 	"github.com/wasmstream/wasmstream/internal/state"
 )
 
-// part is this worker's share of the pipeline under one set of tasks: an
-// engine pipeline running those tasks (engine.ClusterPart), restored from
-// the last completed cluster checkpoint.
+// part is a share of this worker's tasks that started together: an
+// engine pipeline running those tasks (engine.ClusterPart) in a data dir
+// of its own, restored from the last completed cluster checkpoint. A
+// worker runs one part per set of tasks it gained at once, so that tasks
+// it keeps go on while gained ones start (follow.go).
 type part struct {
 	w *worker
 	p *engine.Pipeline
-	// cfg is the pipeline at the assignment's parallelism, which a
-	// rescale makes differ from the file's.
+	// dir is the part's data dir, removed when it stops.
+	dir string
+	// cfg is the pipeline at the parallelism of the assignment the part
+	// started under (a rescale makes it differ from the file's), in dir.
 	cfg   *config.Pipeline
-	tasks map[string][]int
 	epoch atomic.Uint64
 
-	mu       sync.Mutex
-	triggers map[uint64]trigger // asked for, not yet persisted
+	mu sync.Mutex
+	// tasks are the tasks the part runs; released ones leave it.
+	tasks    map[string][]int
+	triggers map[uint64]pendingRound // asked for, not yet persisted
 
 	fence *fence // holds outputs back unless the tasks were confirmed lately
 	// runCtx ends when the part is halted: a Persist waiting for the
@@ -50,23 +56,35 @@ type part struct {
 	err    error // Run's result, once done is closed
 }
 
+// pendingRound is a trigger the part was given and the worker's gather
+// of the parts' shares of it.
+type pendingRound struct {
+	t      trigger
+	gather *ackGather
+}
+
 // startPart restores the tasks mine of assignment a from the last
-// completed cluster checkpoint and starts running them.
+// completed cluster checkpoint into a new part and starts running them.
 func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[string][]int, confirmed time.Time) (*part, error) {
 	started := time.Now()
 	cfg := atParallelism(w.cfg, a)
+	w.parts++
+	cfg.DataDir = filepath.Join(partsDir(w.cfg), strconv.Itoa(w.parts))
 	restored, err := w.materialize(ctx, cfg, mine)
 	if err != nil {
+		_ = os.RemoveAll(cfg.DataDir)
 		return nil, err
 	}
-	pt := &part{w: w, cfg: cfg, tasks: mine, triggers: map[uint64]trigger{}, fence: newFence(), done: make(chan struct{})}
+	pt := &part{w: w, dir: cfg.DataDir, cfg: cfg, tasks: mine, triggers: map[uint64]pendingRound{}, fence: newFence(), done: make(chan struct{})}
 	pt.fence.confirm(confirmed)
 	pt.epoch.Store(a.Epoch)
 	opts := w.base
 	opts.Recovery = engine.RecoveryOptions{}
 	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist, PublishedThrough: pt.publishedThrough, MarkPublished: pt.markPublished,
-		Gate: func(ctx context.Context) error { return pt.fence.wait(ctx, w.askAssignment) }, Worker: w.id}
+		Gate: func(ctx context.Context) error { return pt.fence.wait(ctx, w.askAssignment) }, Worker: w.id,
+		CacheDir: filepath.Join(w.cfg.DataDir, "cache", "wazero")}
 	if pt.p, err = engine.Open(ctx, cfg, opts); err != nil {
+		_ = os.RemoveAll(cfg.DataDir)
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -77,17 +95,24 @@ func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[st
 		pt.p.Close()
 	}()
 	w.log.Info("tasks started", "worker", w.id, "assignment", a.Epoch, "tasks", mine, "restored_checkpoint", restored,
-		"startup", time.Since(started))
+		"startup", time.Since(started), "part", filepath.Base(cfg.DataDir))
 	return pt, nil
 }
 
-// materialize replaces the data dir's run state by the owned tasks' part
-// of the last completed cluster checkpoint, as a local checkpoint the
-// engine restores (global.Materialize); 0 and empty state before the
-// first. The Object Store, not the data dir, holds the cluster's
-// checkpoints: whatever the data dir held is discarded.
+// partsDir holds the data dirs of a worker's parts; none outlives the
+// worker process (a part always restores from the cluster's checkpoints).
+func partsDir(cfg *config.Pipeline) string { return filepath.Join(cfg.DataDir, "parts") }
+
+// materialize fills the data dir of cfg (a new part's) with the owned
+// tasks' part of the last completed cluster checkpoint, as a local
+// checkpoint the engine restores (global.Materialize); 0 and empty state
+// before the first. The Object Store, not the data dir, holds the
+// cluster's checkpoints.
 func (w *worker) materialize(ctx context.Context, cfg *config.Pipeline, mine map[string][]int) (uint64, error) {
-	if err := recovery.RemoveRunState(w.cfg.DataDir); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, privatefs.DirMode); err != nil {
+		return 0, err
+	}
+	if err := recovery.RemoveRunState(cfg.DataDir); err != nil {
 		return 0, err
 	}
 	latest, err := ctlrec.Latest(ctx, w.bucket)
@@ -101,11 +126,8 @@ func (w *worker) materialize(ctx context.Context, cfg *config.Pipeline, mine map
 	if err != nil {
 		return 0, fmt.Errorf("cluster checkpoint %d: %w", latest.Checkpoint, err)
 	}
-	scratch := filepath.Join(w.cfg.DataDir, "cluster", "restore")
-	if err := os.RemoveAll(scratch); err != nil {
-		return 0, err
-	}
-	if _, err := global.MaterializeRanges(ctx, w.ship, m, rangesOf(cfg, mine), engine.CheckpointRoot(w.cfg), scratch); err != nil {
+	scratch := filepath.Join(cfg.DataDir, "cluster", "restore")
+	if _, err := global.MaterializeRanges(ctx, w.ship, m, rangesOf(cfg, mine), engine.CheckpointRoot(cfg), scratch); err != nil {
 		return 0, fmt.Errorf("restore cluster checkpoint %d: %w", latest.Checkpoint, err)
 	}
 	return latest.Checkpoint, nil
@@ -136,10 +158,10 @@ func rangesOf(cfg *config.Pipeline, mine map[string][]int) map[string][]state.Ke
 }
 
 // trigger starts checkpoint t on the part's pipeline; the engine's Persist
-// (persist) finds t by its id.
-func (pt *part) trigger(t trigger) {
+// (persist) finds t by its id and hands its share to g.
+func (pt *part) trigger(t trigger, g *ackGather) {
 	pt.mu.Lock()
-	pt.triggers[t.Checkpoint] = t
+	pt.triggers[t.Checkpoint] = pendingRound{t: t, gather: g}
 	pt.mu.Unlock()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), pt.w.timeout+10*time.Second)
@@ -149,6 +171,7 @@ func (pt *part) trigger(t trigger) {
 			err = errors.New(r.Error)
 		}
 		if err != nil {
+			g.fail(pt, err)
 			pt.w.log.Warn("cluster checkpoint failed on this worker", "checkpoint", t.Checkpoint, "error", err)
 		}
 		pt.mu.Lock()
@@ -157,40 +180,67 @@ func (pt *part) trigger(t trigger) {
 	}()
 }
 
-func (pt *part) triggerOf(id uint64) (trigger, bool) {
+func (pt *part) roundOf(id uint64) (pendingRound, bool) {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
-	t, ok := pt.triggers[id]
-	return t, ok
+	r, ok := pt.triggers[id]
+	return r, ok
+}
+
+// tasksNow are the tasks the part runs (ReleaseTasks shrinks them).
+func (pt *part) tasksNow() map[string][]int {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	return pt.tasks
+}
+
+// release hands tasks over: the part stops running them and leaves them
+// out of its checkpoints, the others go on (engine.ReleaseTasks).
+func (pt *part) release(tasks map[string][]int) error {
+	if err := pt.p.ReleaseTasks(tasks); err != nil {
+		return err
+	}
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	kept := map[string][]int{}
+	for op, idxs := range pt.tasks {
+		for _, i := range idxs {
+			if !slices.Contains(tasks[op], i) {
+				kept[op] = append(kept[op], i)
+			}
+		}
+	}
+	pt.tasks = kept
+	return nil
 }
 
 // persist is the part's engine.ClusterPart.Persist: it ships every task
-// checkpoint of the cut, acks them to the coordinator and waits for the
-// checkpoint's outcome, so the engine publishes transactional outputs
-// only for a completed cluster checkpoint.
+// checkpoint of the cut, hands them to the worker's ack (ackGather) and
+// waits for the checkpoint's outcome, so the engine publishes
+// transactional outputs only for a completed cluster checkpoint.
 func (pt *part) persist(ctx context.Context, m checkpoint.Manifest, db *pebble.DB) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(pt.runCtx, cancel)()
-	t, ok := pt.triggerOf(m.ID)
+	r, ok := pt.roundOf(m.ID)
 	if !ok {
 		return fmt.Errorf("%w: %d", errNotTriggered, m.ID)
 	}
-	started := time.Now()
-	parts, err := pt.ship(ctx, t, m, db)
+	t := r.t
+	tasks := pt.tasksNow()
+	parts, err := pt.ship(ctx, t, m, db, tasks)
 	if err != nil {
+		r.gather.fail(pt, err)
 		pt.w.decline(t, "its snapshot failed: "+err.Error())
 		return err
 	}
-	infos := make([]global.OperatorInfo, 0, len(m.Operators))
+	var infos []global.OperatorInfo
 	for _, e := range m.Operators {
-		if len(e.Tasks) > 0 {
+		if len(tasks[e.Name]) > 0 {
 			infos = append(infos, global.InfoOf(e))
 		}
 	}
-	ack := global.Ack{Checkpoint: t.Checkpoint, Generation: t.Generation, Assignment: t.Assignment, Worker: pt.w.id,
-		Sources: m.Sources, Operators: infos, Tasks: parts, DurationNanos: int64(time.Since(started))}
-	if err := pt.w.sendAck(ctx, ack); err != nil {
+	if err := r.gather.contribute(ctx, pt, share{sources: m.Sources, operators: infos, tasks: parts}); err != nil {
 		return err
 	}
 	return pt.w.awaitOutcome(ctx, t.Checkpoint, pt.w.timeout)
@@ -198,8 +248,9 @@ func (pt *part) persist(ctx context.Context, m checkpoint.Manifest, db *pebble.D
 
 // ship uploads one task checkpoint per task of the cut and returns its
 // parts: one per manifest entry (the engine may split a task's entry).
-func (pt *part) ship(ctx context.Context, t trigger, m checkpoint.Manifest, db *pebble.DB) ([]global.TaskPart, error) {
-	dir := filepath.Join(pt.w.cfg.DataDir, "cluster", "snapshots")
+// Released tasks, whose entries the engine still writes, are left out.
+func (pt *part) ship(ctx context.Context, t trigger, m checkpoint.Manifest, db *pebble.DB, tasks map[string][]int) ([]global.TaskPart, error) {
+	dir := filepath.Join(pt.dir, "cluster", "snapshots")
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
@@ -210,7 +261,7 @@ func (pt *part) ship(ctx context.Context, t trigger, m checkpoint.Manifest, db *
 	var parts []global.TaskPart
 	for _, e := range m.Operators {
 		oc := pt.cfg.Operator(e.Name)
-		for _, idx := range slices.Sorted(slices.Values(pt.tasks[e.Name])) {
+		for _, idx := range slices.Sorted(slices.Values(tasks[e.Name])) {
 			r := state.RangeForTask(idx, oc.Parallelism, oc.MaxParallelism)
 			task := ship.Task{Operator: e.Name, MaxParallelism: oc.MaxParallelism, Index: idx, Range: r,
 				MetaNames: []string{engine.DeadLetterMeta(e.Name)}}
@@ -271,11 +322,15 @@ func withTimeout(ctx context.Context, d time.Duration) context.Context {
 }
 
 // halt stops the part's pipeline (no final checkpoint: its tasks restore
-// from the last cluster checkpoint wherever they run next) and waits.
+// from the last cluster checkpoint wherever they run next), waits, and
+// removes its data dir.
 func (pt *part) halt() {
 	pt.fence.stop()
 	pt.stop()
 	<-pt.done
+	if err := os.RemoveAll(pt.dir); err != nil {
+		pt.w.log.Warn("removing a stopped part's data dir failed", "dir", pt.dir, "error", err)
+	}
 }
 
 // exited reports whether the part's pipeline stopped by itself, and why.

@@ -24,7 +24,7 @@ func PublishedKey(operator string, start int) string {
 // taskKeys lists the marks of the part's tasks.
 func (pt *part) taskKeys() []string {
 	var keys []string
-	for op, idxs := range pt.tasks {
+	for op, idxs := range pt.tasksNow() {
 		oc := pt.cfg.Operator(op)
 		for _, i := range idxs {
 			keys = append(keys, PublishedKey(op, state.RangeForTask(i, oc.Parallelism, oc.MaxParallelism).Start))

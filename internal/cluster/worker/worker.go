@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -18,6 +19,7 @@ import (
 	"github.com/wasmstream/wasmstream/internal/cluster/ship"
 	"github.com/wasmstream/wasmstream/internal/engine"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/privatefs"
 	"github.com/wasmstream/wasmstream/natsio"
 )
@@ -62,6 +64,11 @@ type worker struct {
 	timeout time.Duration
 	// window is how long a read of the assignment lets a part publish (fence).
 	window time.Duration
+	// parts counts the parts started, naming their data dirs (follower only).
+	parts int
+	// running is how many parts run now (the follower sets it): a
+	// leaving worker waits until none does.
+	running atomic.Int32
 }
 
 // Run joins the pipeline's workers and runs the tasks the coordinator
@@ -104,28 +111,85 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // serve runs the membership, the coordinator election and the follower
-// until ctx ends or one of them fails; every task is stopped when it
-// returns.
+// until one of them fails, or ctx ended and the worker left (leave); every
+// task is stopped when it returns.
 func (w *worker) serve(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
+	live, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		select {
+		case <-ctx.Done():
+			w.leave(live)
+			cancel()
+		case <-live.Done():
+		}
+	}()
 	errs := make(chan error, 3)
 	var wg sync.WaitGroup
 	for _, loop := range []func(context.Context) error{w.member.Run, w.elect, w.follow} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- loop(ctx)
+			errs <- loop(live)
 		}()
 	}
 	var first error
 	select {
 	case first = <-errs:
-	case <-ctx.Done():
+	case <-live.Done():
 	}
 	cancel()
 	wg.Wait()
 	return first
+}
+
+// leave hands this worker's tasks over before it stops (a SIGTERM): its
+// heartbeats say it is leaving, so the coordinator plans without it,
+// takes a handover checkpoint with it and moves its tasks, which then
+// restore from that checkpoint instead of replaying from the last one,
+// as after a crash. It returns once the worker runs no part, when no
+// other worker stays to take the tasks, at leaveTimeout, or when ctx
+// ends (the worker failed meanwhile).
+func (w *worker) leave(ctx context.Context) {
+	if w.running.Load() == 0 {
+		return
+	}
+	w.member.Leave()
+	w.log.Info("leaving: asking the coordinator to move this worker's tasks to the others", "worker", w.id)
+	deadline := time.Now().Add(w.leaveTimeout())
+	for {
+		switch {
+		case w.running.Load() == 0:
+			w.log.Info("tasks handed over; stopping", "worker", w.id)
+			return
+		case len(othersStaying(w.view.View(), w.id)) == 0:
+			w.log.Info("no other worker stays to take the tasks; stopping", "worker", w.id)
+			return
+		case time.Now().After(deadline):
+			w.log.Warn("tasks not handed over in time; stopping: they move as after a crash", "worker", w.id, "waited", w.leaveTimeout())
+			return
+		}
+		if sleep(ctx, 100*time.Millisecond) != nil {
+			return
+		}
+	}
+}
+
+// leaveTimeout bounds a graceful leave: the stabilization delay, a
+// handover checkpoint and the assignment's way to the workers.
+func (w *worker) leaveTimeout() time.Duration {
+	return w.cfg.Cluster.Stabilization + min(w.timeout, 30*time.Second) + 5*time.Second
+}
+
+// othersStaying are the alive workers other than id that are not leaving.
+func othersStaying(v member.View, id string) []string {
+	var out []string
+	for _, o := range v.Staying() {
+		if o != id {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // start connects, creates the cluster assets the protocol needs (never
@@ -212,6 +276,15 @@ func (w *worker) connect(ctx context.Context) error {
 	}
 	dir := filepath.Join(w.cfg.DataDir, "cluster")
 	if err := os.MkdirAll(dir, privatefs.DirMode); err != nil {
+		return err
+	}
+	// Parts restore from the cluster's checkpoints: what an earlier
+	// process left in their data dirs (or, before parts had data dirs of
+	// their own, in the worker's) is of no use.
+	if err := os.RemoveAll(partsDir(w.cfg)); err != nil {
+		return err
+	}
+	if err := recovery.RemoveRunState(w.cfg.DataDir); err != nil {
 		return err
 	}
 	// The upload index lists objects this worker saw in the bucket; the
