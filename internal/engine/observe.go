@@ -12,13 +12,14 @@ import (
 	"github.com/wasmstream/wasmstream/internal/observe"
 )
 
-// Observer serves the metrics and health of the pipeline a process runs
-// (the observe block, docs/metrics.md). A command starts it before Open and
-// passes it in Options.Observer; every pipeline opened with it attaches at
-// the end of Open and detaches at the start of Close, so one endpoint spans
-// the reopenings of an upgrade (Serve) or of a worker's reassignment. The
-// metrics are read from the engine's own counters when scraped: no cost
-// on the hot path but one histogram observation per guest batch.
+// Observer serves the metrics, health and web UI of the pipeline a
+// process runs (the observe block, docs/metrics.md, docs/ui.md). A command
+// starts it before Open and passes it in Options.Observer; every pipeline
+// opened with it attaches at the end of Open and detaches at the start of
+// Close, so one endpoint spans the reopenings of an upgrade (Serve) or of
+// a worker's reassignment. The metrics and the UI's view are read from the
+// engine's own counters when asked for: no cost on the hot path but one
+// histogram observation per guest batch.
 type Observer struct {
 	server *observe.Server
 	name   string // the pipeline's name, for the metrics shown while none is attached
@@ -29,6 +30,8 @@ type Observer struct {
 	p *Pipeline
 	// idle says why nothing is attached, for /readyz.
 	idle string
+	// rates measures the UI's rates across requests (and reopenings).
+	rates rateMeter
 }
 
 const (
@@ -49,13 +52,13 @@ func StartObserver(cfg *config.Pipeline, logger hclog.Logger) (*Observer, error)
 	o := &Observer{name: cfg.Name, idle: startingReason}
 	reg := observe.NewRegistry()
 	reg.MustRegister(observerCollector{o})
-	srv, err := observe.Start(observe.Settings{Listen: cfg.Observe.Listen, Gatherer: reg, Ready: o.notReady,
+	srv, err := observe.Start(observe.Settings{Listen: cfg.Observe.Listen, Gatherer: reg, Ready: o.notReady, Pipeline: o.view,
 		ErrorLog: logger.Named("observe").StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn})})
 	if err != nil {
 		return nil, fmt.Errorf("pipeline %q: %w", cfg.Name, err)
 	}
 	o.server = srv
-	logger.Info("metrics and health endpoint listening", "metrics", srv.URL()+"/metrics", "ready", srv.URL()+"/readyz")
+	logger.Info("metrics and health endpoint listening", "ui", srv.URL()+"/", "metrics", srv.URL()+"/metrics", "ready", srv.URL()+"/readyz")
 	return o, nil
 }
 

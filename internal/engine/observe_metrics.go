@@ -66,6 +66,7 @@ type checkpointCounts struct {
 	bytesNew                        uint64 // sum of the completed ones' new bytes
 	last                            checkpoint.Manifest
 	lastAt                          time.Time // when the last one completed
+	history                         checkpointHistory
 }
 
 type deadReasonKey struct{ operator, reason string }
@@ -83,6 +84,7 @@ var (
 func (m *pipelineMetrics) enable(p *Pipeline) {
 	name := p.cfg.Name
 	m.attached = time.Now()
+	m.loadCheckpointHistory(CheckpointRoot(p.cfg))
 	m.batch = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wasmstream_task_batch_duration_seconds",
 		Help: "Time to process one guest batch: guest calls, output checks and handing the outputs to the sink.", Buckets: batchBuckets},
 		[]string{"pipeline", "operator", "task"})
@@ -106,12 +108,20 @@ func (m *pipelineMetrics) checkpointCompleted(man checkpoint.Manifest) {
 	c.completed++
 	c.bytesNew += uint64(max(man.Metrics.BytesNew, 0))
 	c.last, c.lastAt = man, time.Now()
+	c.history.add(summarizeCheckpoint(man, c.lastAt))
 	m.mu.Unlock()
 	if m.ckDuration != nil {
 		m.ckDuration.Observe(time.Duration(man.Metrics.DurationNanos).Seconds())
 		m.ckAlign.Observe(time.Duration(man.Metrics.AlignmentNanos).Seconds())
 		m.ckPause.Observe(time.Duration(man.Metrics.MaxPauseNanos).Seconds())
 	}
+}
+
+// loadCheckpointHistory starts the history with the checkpoints in root.
+func (m *pipelineMetrics) loadCheckpointHistory(root string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.checkpoints.history.load(root)
 }
 
 // checkpointFailed is the coordinator's Failed hook.
@@ -125,6 +135,8 @@ func (m *pipelineMetrics) checkpointFailed(outage bool) {
 	}
 }
 
+// checkpointSnapshot copies the counts (the history's rows are never
+// changed in place, checkpointHistory.add).
 func (m *pipelineMetrics) checkpointSnapshot() checkpointCounts {
 	m.mu.Lock()
 	defer m.mu.Unlock()

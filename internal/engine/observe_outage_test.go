@@ -32,7 +32,8 @@ func startServer(t *testing.T, port int, dir string) *server.Server {
 }
 
 // TestReadyFollowsNATS: /readyz is ready while the pipeline is connected,
-// not ready with a reason naming NATS once the server is gone, and ready
+// not ready with a reason naming NATS once the server is gone (and
+// /api/pipeline still answers, saying what it could not read), and ready
 // again after it came back and the client reconnected.
 func TestReadyFollowsNATS(t *testing.T) {
 	port, store := testutil.FreePort(t), filepath.Join(t.TempDir(), "jetstream")
@@ -64,6 +65,7 @@ func TestReadyFollowsNATS(t *testing.T) {
 	if f := scrape(t, obs); f.sum("wasmstream_nats_connected", nil) != 0 || f.sum("wasmstream_pipeline_ready", nil) != 0 {
 		t.Errorf("while NATS is away: connected %v, ready %v, want 0 and 0", f.sum("wasmstream_nats_connected", nil), f.sum("wasmstream_pipeline_ready", nil))
 	}
+	checkAPIWhileNATSAway(t, obs)
 
 	startServer(t, port, store)
 	waitFor(t, "/readyz to be ready after NATS came back", func() bool {

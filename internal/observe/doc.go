@@ -5,4 +5,9 @@
 // the caller's readiness check passes. It knows nothing of the engine: the
 // engine registers a collector and hands in the readiness check
 // (internal/engine/observe*.go). docs/metrics.md lists the metrics.
+//
+// With Settings.Pipeline it also serves /api/pipeline, a JSON view of the
+// pipeline the engine builds, and at / a web UI that shows that view: static
+// files embedded in the binary (ui/), so it needs no network but the
+// listener (docs/ui.md).
 package observe

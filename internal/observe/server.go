@@ -29,6 +29,9 @@ type Settings struct {
 	// ErrorLog receives errors of the metrics handler (a collector that
 	// failed); nil drops them (the scrape shows them too).
 	ErrorLog promhttp.Logger
+	// Pipeline is what /api/pipeline answers, encoded as JSON, and what
+	// the web UI at / shows; nil serves neither.
+	Pipeline PipelineView
 }
 
 // Server is the running HTTP endpoint.
@@ -66,6 +69,10 @@ func newMux(s Settings) *http.ServeMux {
 	mux.Handle("/metrics", promhttp.HandlerFor(s.Gatherer, promhttp.HandlerOpts{ErrorLog: s.ErrorLog, ErrorHandling: promhttp.ContinueOnError}))
 	mux.HandleFunc("/healthz", healthz)
 	mux.HandleFunc("/readyz", readyz(s.Ready))
+	if s.Pipeline != nil {
+		mux.HandleFunc("GET /api/pipeline", pipelineAPI(s.Pipeline))
+		serveUI(mux)
+	}
 	return mux
 }
 
