@@ -29,7 +29,12 @@ func dialCluster(cmd *cobra.Command, g *globalFlags, path, notCluster string) (*
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Cluster.Range == (config.Cluster{}).Range {
+	return connectCluster(g, path, cfg, notCluster)
+}
+
+// connectCluster is dialCluster for a pipeline file already loaded.
+func connectCluster(g *globalFlags, path string, cfg *config.Pipeline, notCluster string) (*clusterClient, error) {
+	if !hasClusterBlock(cfg) {
 		return nil, fmt.Errorf("%s has no cluster block: %s", path, notCluster)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -40,6 +45,10 @@ func dialCluster(cmd *cobra.Command, g *globalFlags, path, notCluster string) (*
 	}
 	return &clusterClient{cfg: cfg, conn: conn, ctx: ctx, stop: stop}, nil
 }
+
+// hasClusterBlock tells a cluster pipeline (run by wasmstream worker)
+// from one that wasmstream run runs in one process.
+func hasClusterBlock(cfg *config.Pipeline) bool { return cfg.Cluster.Range != (config.Cluster{}).Range }
 
 func (c *clusterClient) close() {
 	c.conn.Close()

@@ -28,7 +28,7 @@ file, an embedded JetStream server runs in-process with its store in the data di
 	}
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "", "log format: text or json (default: the pipeline's log block, else text)")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "", "log level: trace, debug, info, warn, error (default: the pipeline's log block, else info)")
-	root.AddCommand(newRunCommand(g), newWorkerCommand(g), newStatusCommand(g), newScaleCommand(g), newValidateCommand(g), newPublishCommand(g), newReadCommand(g), newVersionCommand())
+	root.AddCommand(newRunCommand(g), newWorkerCommand(g), newStatusCommand(g), newPipelinesCommand(), newStopCommand(), newScaleCommand(g), newValidateCommand(g), newPublishCommand(g), newReadCommand(g), newVersionCommand())
 	root.AddCommand(newDeployCommand(g))
 	root.AddCommand(newCheckpointsCommand())
 	root.AddCommand(newStateCommand())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -89,6 +90,8 @@ func runPipeline(cmd *cobra.Command, g *globalFlags, f *runFlags, path string) e
 		return err
 	}
 	logger := newLogger(g, cfg)
+	info, _ := debug.ReadBuildInfo()
+	engine.BuildVersion = buildVersion(version, info).Version // what its NATS service reports
 	// SIGHUP (the terminal went away, or a supervisor's reload) stops as
 	// gracefully as SIGINT and SIGTERM: a final checkpoint, exit 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -12,18 +12,25 @@ import (
 )
 
 type statusFlags struct {
-	json   bool
-	watch  time.Duration
-	listen time.Duration
+	json    bool
+	watch   time.Duration
+	listen  time.Duration
+	timeout time.Duration
 }
 
 func newStatusCommand(g *globalFlags) *cobra.Command {
 	f := &statusFlags{}
 	cmd := &cobra.Command{
 		Use:   "status PIPELINE.hcl",
-		Short: "Show a cluster pipeline's coordinator, workers, assignment, last checkpoint and lag",
-		Long: `Status reads a cluster pipeline (one with a cluster block, run by wasmstream worker)
-from the NATS cluster: the worker holding the coordinator lease, the workers holding
+		Short: "Show a running pipeline: its process or workers, throughput, lag, last checkpoint and dead letters",
+		Long: `Status asks a pipeline run by wasmstream run (a pipeline file without a cluster
+block) through its NATS service: its process (host, pid, version), state (running or
+stopping), records read and their rate over the last ten seconds, each source's lag
+(records pending on the server), the last checkpoint, dead letters, and each operator's
+parallelism and module. None running is exit code 7 (not_running).
+
+For a cluster pipeline (one with a cluster block, run by wasmstream worker) it reads the
+NATS cluster: the worker holding the coordinator lease, the workers holding
 membership leases and whether their heartbeats arrive, which worker runs each task,
 the last completed cluster checkpoint, and per task how many records of each source
 stream lie after its position in that checkpoint (the replay a failover would do).`,
@@ -35,12 +42,20 @@ stream lie after its position in that checkpoint (the replay a failover would do
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.Flags().DurationVar(&f.watch, "watch", 0, "read again every interval, like top, until interrupted")
-	cmd.Flags().DurationVar(&f.listen, "listen", 1500*time.Millisecond, "how long to listen for the workers' heartbeats")
+	cmd.Flags().DurationVar(&f.listen, "listen", 1500*time.Millisecond, "how long to listen for the workers' heartbeats (a cluster pipeline)")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Second, "how long to wait for a running pipeline's answer (wasmstream run)")
 	return cmd
 }
 
 func runStatus(cmd *cobra.Command, g *globalFlags, f *statusFlags, path string) error {
-	c, err := dialCluster(cmd, g, path, "status reads pipelines run by wasmstream worker; for wasmstream run see wasmstream checkpoints list")
+	cfg, err := loadConfig(path, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	if !hasClusterBlock(cfg) {
+		return runRunStatus(cmd, f, cfg) // status_run.go
+	}
+	c, err := connectCluster(g, path, cfg, "")
 	if err != nil {
 		return err
 	}

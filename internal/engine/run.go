@@ -13,9 +13,15 @@ import (
 // Options.StopWhenIdle with nothing left to read (idle.go), or a task
 // fails. On a clean stop it takes a final checkpoint: the sources inject a
 // last barrier and stop reading. An idle stop that left input unread
-// returns ErrInputPending.
-func (p *Pipeline) Run(ctx context.Context) error {
+// returns ErrInputPending. While it runs, its NATS service (service.go)
+// answers status requests and stops it on request as ctx would.
+func (p *Pipeline) Run(ctx context.Context) (err error) {
 	defer close(p.stopped)
+	ctx, svc, err := p.startService(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { svc.finish(err) }()
 	if p.restored != nil {
 		// A crash between a checkpoint's completion and the publication of
 		// its transactional outputs left them staged in it: publish them
