@@ -18,7 +18,7 @@ import (
 
 // Operators are the reference operators of OPERATORS.md, which every
 // language implements as conformance/build/<lang>/<operator>.wasm.
-var Operators = []string{"counter", "dedup", "join", "failer", "ttldedup"}
+var Operators = []string{"counter", "dedup", "join", "failer", "ttldedup", "ledger1", "ledger2"}
 
 // ErrCase is wrapped by every problem with a case file.
 var ErrCase = errors.New("invalid conformance case")
@@ -37,7 +37,9 @@ type Case struct {
 	// Absent (or shorter than the batches): ClockEpoch, so runs repeat exactly.
 	ClockMillis []int64 `json:"clock_ms,omitempty"`
 	Batches     []Batch `json:"batches"`
-	Expect      *Expect `json:"expect,omitempty"` // nil until written or -rewrite
+	// Upgrade, when set, replaces the module after the batches (upgrade.go).
+	Upgrade *Upgrade `json:"upgrade,omitempty"`
+	Expect  *Expect  `json:"expect,omitempty"` // nil until written or -rewrite
 }
 
 // ClockEpoch is the processing time of a case's batches unless clock_ms
@@ -91,8 +93,9 @@ func (c *Case) OutputNames() []string {
 // HostRecords converts batch b to the host's records, headers encoded as
 // the ABI's header list.
 func (c *Case) HostRecords(b int) []host.Record {
-	recs := make([]host.Record, len(c.Batches[b]))
-	for i, r := range c.Batches[b] {
+	batch := c.batch(b)
+	recs := make([]host.Record, len(batch))
+	for i, r := range batch {
 		var hdr []byte
 		for _, h := range r.Headers {
 			hdr = abi.AppendHeader(hdr, string(h.Name), string(h.Value))
@@ -168,10 +171,13 @@ func (c *Case) Validate() error {
 	if len(c.ClockMillis) > len(c.Batches) {
 		return fmt.Errorf("%w: clock_ms has %d entries for %d batches; give one per batch", ErrCase, len(c.ClockMillis), len(c.Batches))
 	}
-	for i, b := range c.Batches {
-		if len(b) == 0 {
+	for i := range c.batchCount() {
+		if len(c.batch(i)) == 0 {
 			return fmt.Errorf("%w: batch %d is empty; the host never sends an empty batch", ErrCase, i)
 		}
+	}
+	if u := c.Upgrade; u != nil && !slices.Contains(Operators, u.Operator) {
+		return fmt.Errorf("%w: upgrade operator %q is not one of %v", ErrCase, u.Operator, Operators)
 	}
 	if c.Expect == nil {
 		return nil
@@ -190,5 +196,23 @@ func (c *Case) validateName() error {
 
 // has reports whether batch b has record r.
 func (c *Case) has(b, r int) bool {
-	return b >= 0 && b < len(c.Batches) && r >= 0 && r < len(c.Batches[b])
+	return b >= 0 && b < c.batchCount() && r >= 0 && r < len(c.batch(b))
+}
+
+// batchCount is the number of batches, the upgrade's included: those
+// follow the case's own, so that batch b of an output or dead letter is
+// c.Batches[b] or, past them, Upgrade.Batches[b-len(c.Batches)].
+func (c *Case) batchCount() int {
+	if c.Upgrade == nil {
+		return len(c.Batches)
+	}
+	return len(c.Batches) + len(c.Upgrade.Batches)
+}
+
+// batch returns batch b in batchCount's numbering.
+func (c *Case) batch(b int) Batch {
+	if b < len(c.Batches) {
+		return c.Batches[b]
+	}
+	return c.Upgrade.Batches[b-len(c.Batches)]
 }

@@ -14,17 +14,23 @@ const minimalCase = `{"description":"d","operator":"dedup","batches":[[{"key":"a
 
 func TestParseCaseRefuses(t *testing.T) {
 	tests := map[string]string{
-		"unknown field":        `{"description":"d","operator":"dedup","batchs":[]}`,
-		"unknown operator":     `{"description":"d","operator":"sum","batches":[[{"key":"a","value":"1"}]]}`,
-		"empty batch":          `{"description":"d","operator":"dedup","batches":[[]]}`,
-		"bad bytes":            `{"description":"d","operator":"dedup","batches":[[{"key":"hex:0","value":"1"}]]}`,
-		"header not a pair":    `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1","headers":[["h"]]}]]}`,
-		"output of no record":  `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[{"batch":0,"record":1,"output":"out","key":"a","value":"1"}],"dead_letters":[],"state":{}}}`,
-		"output not wired":     `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[{"batch":0,"record":0,"output":"other","key":"a","value":"1"}],"dead_letters":[],"state":{}}}`,
-		"dead letter no batch": `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[],"dead_letters":[{"batch":1,"record":0,"kind":"trap"}],"state":{}}}`,
-		"unknown kind":         `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[],"dead_letters":[{"batch":0,"record":0,"kind":"boom"}],"state":{}}}`,
-		"unknown init code":    `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"init_error":{"kind":"init","code":"NOPE"},"outputs":[],"dead_letters":[],"state":{}}}`,
-		"trailing data":        minimalCase + `{}`,
+		"unknown field":               `{"description":"d","operator":"dedup","batchs":[]}`,
+		"unknown operator":            `{"description":"d","operator":"sum","batches":[[{"key":"a","value":"1"}]]}`,
+		"empty batch":                 `{"description":"d","operator":"dedup","batches":[[]]}`,
+		"bad bytes":                   `{"description":"d","operator":"dedup","batches":[[{"key":"hex:0","value":"1"}]]}`,
+		"header not a pair":           `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1","headers":[["h"]]}]]}`,
+		"output of no record":         `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[{"batch":0,"record":1,"output":"out","key":"a","value":"1"}],"dead_letters":[],"state":{}}}`,
+		"output not wired":            `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[{"batch":0,"record":0,"output":"other","key":"a","value":"1"}],"dead_letters":[],"state":{}}}`,
+		"dead letter no batch":        `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[],"dead_letters":[{"batch":1,"record":0,"kind":"trap"}],"state":{}}}`,
+		"unknown kind":                `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[],"dead_letters":[{"batch":0,"record":0,"kind":"boom"}],"state":{}}}`,
+		"unknown init code":           `{"description":"d","operator":"dedup","batches":[[{"key":"a","value":"1"}]],"expect":{"init_error":{"kind":"init","code":"NOPE"},"outputs":[],"dead_letters":[],"state":{}}}`,
+		"trailing data":               minimalCase + `{}`,
+		"unknown upgrade operator":    `{"description":"d","operator":"ledger1","batches":[[{"key":"a","value":"1"}]],"upgrade":{"operator":"ledger3"}}`,
+		"empty upgrade batch":         `{"description":"d","operator":"ledger1","batches":[[{"key":"a","value":"1"}]],"upgrade":{"operator":"ledger2","batches":[[]]}}`,
+		"upgrade without migration":   `{"description":"d","operator":"ledger1","batches":[[{"key":"a","value":"1"}]],"upgrade":{"operator":"ledger2"},"expect":{"outputs":[],"dead_letters":[],"state":{}}}`,
+		"migration without upgrade":   `{"description":"d","operator":"ledger1","batches":[[{"key":"a","value":"1"}]],"expect":{"outputs":[],"dead_letters":[],"migration":{"declarations":[],"migrated":0,"deleted":0},"state":{}}}`,
+		"unknown migration kind":      `{"description":"d","operator":"ledger1","batches":[[{"key":"a","value":"1"}]],"upgrade":{"operator":"ledger2"},"expect":{"outputs":[],"dead_letters":[],"migration":{"declarations":[],"migrated":0,"deleted":0,"error":{"kind":"boom","name":"total","key":"a"}},"state":{}}}`,
+		"upgrade output of no record": `{"description":"d","operator":"ledger1","batches":[[{"key":"a","value":"1"}]],"upgrade":{"operator":"ledger2","batches":[[{"key":"a","value":"1"}]]},"expect":{"outputs":[{"batch":2,"record":0,"output":"out","key":"a","value":"1"}],"dead_letters":[],"migration":{"declarations":[],"migrated":0,"deleted":0},"state":{}}}`,
 	}
 	for name, in := range tests {
 		if _, err := ParseCase([]byte(in)); err == nil {
@@ -73,12 +79,16 @@ func TestLoadCasesNamesThem(t *testing.T) {
 }
 
 // Every committed case parses, names a known operator and has an
-// expectation: a case without one would never be checked.
+// expectation: a case without one would never be checked. Every operator
+// runs in a case, as the module that starts or as the one an upgrade brings.
 func TestCommittedCasesHaveExpectations(t *testing.T) {
 	cases := loadTestCases(t)
 	ops := map[string]int{}
 	for _, c := range cases {
 		ops[c.Operator]++
+		if c.Upgrade != nil {
+			ops[c.Upgrade.Operator]++
+		}
 		if c.Expect == nil {
 			t.Errorf("%s has no expectation", c.Path)
 		}

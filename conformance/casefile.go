@@ -23,7 +23,10 @@ func (c *Case) Format() ([]byte, error) {
 	if len(c.ClockMillis) > 0 {
 		w.field(1, "clock_ms", c.ClockMillis, false)
 	}
-	w.batches(c.Batches, c.Expect == nil)
+	w.batches(1, "batches", c.Batches, c.Expect == nil && c.Upgrade == nil)
+	if c.Upgrade != nil {
+		w.upgrade(c.Upgrade, c.Expect == nil)
+	}
 	if c.Expect != nil {
 		w.expect(c.Expect)
 	}
@@ -72,16 +75,28 @@ func (w *fileWriter) list(indent int, name string, n int, elem func(i int) any, 
 	w.line(indent, "]"+comma(last))
 }
 
-func (w *fileWriter) batches(bs []Batch, last bool) {
-	w.line(1, `"batches": [`)
+func (w *fileWriter) batches(indent int, name string, bs []Batch, last bool) {
+	w.line(indent, w.compact(name)+": [")
 	for i, b := range bs {
-		w.line(2, "[")
+		w.line(indent+1, "[")
 		for j, r := range b {
-			w.line(3, w.compact(r)+comma(j == len(b)-1))
+			w.line(indent+2, w.compact(r)+comma(j == len(b)-1))
 		}
-		w.line(2, "]"+comma(i == len(bs)-1))
+		w.line(indent+1, "]"+comma(i == len(bs)-1))
 	}
-	w.line(1, "]"+comma(last))
+	w.line(indent, "]"+comma(last))
+}
+
+func (w *fileWriter) upgrade(u *Upgrade, last bool) {
+	w.line(1, `"upgrade": {`)
+	w.field(2, "operator", u.Operator, len(u.Config) == 0 && len(u.Batches) == 0)
+	if len(u.Config) > 0 {
+		w.field(2, "config", u.Config, len(u.Batches) == 0)
+	}
+	if len(u.Batches) > 0 {
+		w.batches(2, "batches", u.Batches, true)
+	}
+	w.line(1, "}"+comma(last))
 }
 
 func (w *fileWriter) expect(e *Expect) {
@@ -94,6 +109,9 @@ func (w *fileWriter) expect(e *Expect) {
 	}
 	w.list(2, "outputs", len(e.Outputs), func(i int) any { return e.Outputs[i] }, false)
 	w.list(2, "dead_letters", len(e.DeadLetters), func(i int) any { return e.DeadLetters[i] }, false)
+	if e.Migration != nil {
+		w.field(2, "migration", e.Migration, false)
+	}
 	w.state(e.State)
 	w.line(1, "}")
 }

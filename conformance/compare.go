@@ -18,6 +18,9 @@ func Compare(want, got *Expect) []string {
 	compareList(d, "declaration", want.Declarations, got.Declarations, func(x Declaration) string { return line(x) })
 	compareList(d, "output", want.Outputs, got.Outputs, func(o Output) string { return line(o) })
 	compareList(d, "dead letter", want.DeadLetters, got.DeadLetters, func(x DeadLetter) string { return line(x) })
+	if w, g := line(want.Migration), line(got.Migration); w != g {
+		d.add("migration: want %s\nmigration:  got %s", w, g)
+	}
 	d.state(want.State, got.State)
 	return d.list
 }

@@ -14,13 +14,19 @@ func sampleExpect() *Expect {
 			{Batch: 0, Record: 2, Output: "out", Key: Bytes("k"), Value: Bytes("b"), Headers: []Header{{Name: Bytes("count"), Value: Bytes("2")}}},
 		},
 		DeadLetters: []DeadLetter{{Batch: 0, Record: 1, Kind: "trap", Reason: "x"}},
-		State:       s,
+		Migration: &Migration{
+			Declarations: []Declaration{{Name: Bytes("total"), Version: 2, Flags: 8}},
+			Migrated:     2, Deleted: 1,
+			Error: &MigrationError{Kind: "trap", Code: "GUEST_INTERNAL", Name: Bytes("total"), Key: Bytes("k"), Reason: "x"},
+		},
+		State: s,
 	}
 }
 
 func TestCompareIdentical(t *testing.T) {
 	got := sampleExpect()
 	got.DeadLetters[0].Reason = "another reason: not compared"
+	got.Migration.Error.Reason = "not compared either"
 	if d := Compare(sampleExpect(), got); d != nil {
 		t.Fatalf("identical results differ: %v", d)
 	}
@@ -48,6 +54,14 @@ func TestCompareSeesEveryField(t *testing.T) {
 		"state name":       func(e *Expect) { e.State.Set([]byte("k"), []byte("other"), nil) },
 		"state key":        func(e *Expect) { e.State.Set([]byte("j"), []byte("count"), nil) },
 		"state missing":    func(e *Expect) { delete(e.State, "k") },
+		"no migration":     func(e *Expect) { e.Migration = nil },
+		"migrated count":   func(e *Expect) { e.Migration.Migrated = 3 },
+		"deleted count":    func(e *Expect) { e.Migration.Deleted = 0 },
+		"migration decl":   func(e *Expect) { e.Migration.Declarations[0].Version = 3 },
+		"migration ok":     func(e *Expect) { e.Migration.Error = nil },
+		"migration code":   func(e *Expect) { e.Migration.Error.Code = "GUEST_RECORD" },
+		"migration name":   func(e *Expect) { e.Migration.Error.Name = Bytes("seen") },
+		"migration key":    func(e *Expect) { e.Migration.Error.Key = Bytes("j") },
 	}
 	for name, mutate := range mutations {
 		got := sampleExpect()

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -49,22 +50,28 @@ func TestPaymentRiskMatchesCounter(t *testing.T) {
 	}
 }
 
-// The suite must be able to fail: the failer module run on dedup's cases
-// and counter's module run on failer's cases give other results, and
-// Compare must say so.
+// The suite must be able to fail: the failer module run on dedup's cases,
+// counter's module run on failer's cases, and an upgrade to a module that
+// migrates nothing (ledger1 again) give other results, and Compare must say so.
 func TestSuiteDetectsAWrongImplementation(t *testing.T) {
+	ledger1 := testutil.GoGuestBytes(t, GoOperatorPackage("ledger1"))
 	wasm := map[string][]byte{
-		"dedup":  testutil.GoGuestBytes(t, GoOperatorPackage("failer")),
-		"failer": testutil.GoGuestBytes(t, GoOperatorPackage("dedup")),
+		"dedup":   testutil.GoGuestBytes(t, GoOperatorPackage("failer")),
+		"failer":  testutil.GoGuestBytes(t, GoOperatorPackage("dedup")),
+		"ledger1": ledger1,
+		"ledger2": ledger1,
 	}
 	s := newSuite(t, host.EngineCompiler, wasm)
 	checked := 0
 	for _, c := range loadTestCases(t) {
-		mod := s.mods[c.Operator]
+		mod, next := s.mods[c.Operator], (*host.Module)(nil)
+		if c.Upgrade != nil {
+			next = s.mods[c.Upgrade.Operator]
+		}
 		if mod == nil || c.Expect == nil {
 			continue
 		}
-		got, err := (&Runner{Store: s.store}).Run(context.Background(), mod, c)
+		got, err := (&Runner{Store: s.store}).RunUpgrade(context.Background(), mod, next, c)
 		if err == nil && len(Compare(c.Expect, got)) == 0 {
 			t.Errorf("%s: the wrong operator passed the case", c.Name)
 		}
@@ -172,12 +179,15 @@ func compilationCache() string {
 // check runs case c and compares, or with -rewrite (Go, compiler engine)
 // writes the result into the case file.
 func (s *suite) check(t *testing.T, lang string, c *Case) {
-	mod := s.mods[c.Operator]
-	if mod == nil {
+	mod, next := s.mods[c.Operator], (*host.Module)(nil)
+	if c.Upgrade != nil {
+		next = s.mods[c.Upgrade.Operator]
+	}
+	if mod == nil || (c.Upgrade != nil && next == nil) {
 		t.Skipf("no %s module for %s; run %s", lang, c.Operator, BuildScript(lang))
 	}
 	var log bytes.Buffer
-	got, err := (&Runner{Store: s.store, Log: &log}).Run(context.Background(), mod, c)
+	got, err := (&Runner{Store: s.store, Log: &log}).RunUpgrade(context.Background(), mod, next, c)
 	if err != nil {
 		t.Fatalf("%s: the run did not complete: %v\nlog:\n%s", c.Path, err, log.String())
 	}
@@ -198,9 +208,15 @@ func (s *suite) check(t *testing.T, lang string, c *Case) {
 }
 
 // checkReasons: OPERATORS.md has the SDK log the reason of a record error
-// at error level; the host puts that line in the GuestError's detail.
+// at error level, and of a failed migration naming the state; the host
+// puts that line in the GuestError's detail.
 func checkReasons(t *testing.T, got *Expect) {
 	t.Helper()
+	if m := got.Migration; m != nil && m.Error != nil {
+		if name := strconv.Quote(string(baseName(m.Error.Name))); !strings.Contains(m.Error.Reason, name) {
+			t.Errorf("the failed migration's reason %q does not name state %s", m.Error.Reason, name)
+		}
+	}
 	for _, d := range got.DeadLetters {
 		if d.Kind == KindName(host.ErrRecordFailed) && d.Reason == "" {
 			t.Errorf("batch %d record %d failed without an error-level log line naming the reason", d.Batch, d.Record)

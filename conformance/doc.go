@@ -1,7 +1,8 @@
 // Package conformance checks that every SDK's reference operators behave
 // byte for byte as OPERATORS.md specifies, on both wazero engines, through
 // the real host (host.Instance) and the real state backend (state.Backend
-// on Pebble), with the engine's failure policy (policy.go). It also runs a
+// on Pebble), with the engine's failure policy (policy.go), and for a case
+// that upgrades, the host's state migration (upgrade.go). It also runs a
 // corpus of hostile hand-written modules (hostile/) and checks that each
 // ends in the typed error its table row names while the host lives on.
 //

@@ -18,7 +18,9 @@ type Expect struct {
 	Declarations []Declaration `json:"declarations,omitempty"`
 	Outputs      []Output      `json:"outputs"`
 	DeadLetters  []DeadLetter  `json:"dead_letters"`
-	State        State         `json:"state"`
+	// Migration is what the case's upgrade migrated (upgrade.go).
+	Migration *Migration `json:"migration,omitempty"`
+	State     State      `json:"state"`
 }
 
 // Declaration is one state declaration of the module.
@@ -135,6 +137,9 @@ func (e *Expect) validate(c *Case) error {
 			return fmt.Errorf("%w: output %d goes to %q, which is not wired (%v)", ErrCase, i, o.Output, c.OutputNames())
 		}
 	}
+	if err := e.validateMigration(c); err != nil {
+		return err
+	}
 	for i, d := range e.DeadLetters {
 		if !c.has(d.Batch, d.Record) {
 			return fmt.Errorf("%w: dead letter %d names batch %d record %d, which the case does not have", ErrCase, i, d.Batch, d.Record)
@@ -142,6 +147,25 @@ func (e *Expect) validate(c *Case) error {
 		if _, ok := KindError(d.Kind); !ok {
 			return fmt.Errorf("%w: dead letter %d: kind %q is not one of %v", ErrCase, i, d.Kind, KindNames())
 		}
+	}
+	return nil
+}
+
+// validateMigration: a case has a migration exactly when it upgrades (its
+// module may also fail to start, when nothing migrates), and its error
+// kinds and codes are known.
+func (e *Expect) validateMigration(c *Case) error {
+	if (e.Migration != nil) != (c.Upgrade != nil && e.InitError == nil) {
+		return fmt.Errorf("%w: expect.migration must be given exactly when the case has an upgrade", ErrCase)
+	}
+	if e.Migration == nil || e.Migration.Error == nil {
+		return nil
+	}
+	if _, ok := KindError(e.Migration.Error.Kind); !ok {
+		return fmt.Errorf("%w: migration error kind %q is not one of %v", ErrCase, e.Migration.Error.Kind, KindNames())
+	}
+	if _, err := ParseCode(e.Migration.Error.Code); err != nil {
+		return fmt.Errorf("%w: migration error: %v", ErrCase, err)
 	}
 	return nil
 }

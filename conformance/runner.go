@@ -36,41 +36,64 @@ func stateOptions(operator string) state.BackendOptions {
 // host failure, a fault outside any record twice): that is a failure of
 // the implementation or the host, never an expected result.
 func (r *Runner) Run(ctx context.Context, mod *host.Module, c *Case) (*Expect, error) {
-	now := c.ClockAt(0)
-	clock := func() time.Time { return now }
-	opts := stateOptions(c.Name)
-	opts.Clock = func() int64 { return now.UnixNano() }
-	backend, err := r.Store.Backend(opts)
-	if err != nil {
-		return nil, err
-	}
-	defer backend.Close()
-	cfg := host.InstanceConfig{Operator: c.Name, Config: c.Config, Outputs: c.OutputNames(), Logger: r.logger(c.Name), Clock: clock}
+	return r.RunUpgrade(ctx, mod, nil, c)
+}
+
+// RunUpgrade is Run for a case that may upgrade: after the case's batches
+// on mod, its Upgrade migrates the state with next and runs the upgrade's
+// batches on next.
+func (r *Runner) RunUpgrade(ctx context.Context, mod, next *host.Module, c *Case) (*Expect, error) {
 	got := &Expect{Outputs: []Output{}, DeadLetters: []DeadLetter{}, State: State{}}
-	inst, err := mod.Instantiate(ctx, cfg, backend)
-	if err != nil {
-		return got, initError(got, err)
-	}
-	iso := NewIsolator(inst, func(ctx context.Context) (*host.Instance, error) { return mod.Instantiate(ctx, cfg, backend) })
-	defer func() { iso.Close(ctx) }()
-	if err := applyDeclarations(inst, backend, got); err != nil {
+	if err := r.runModule(ctx, mod, c, c.Config, 0, len(c.Batches), got, &got.Declarations); err != nil || got.InitError != nil {
 		return got, err
 	}
-	for b := range c.Batches {
-		now = c.ClockAt(b)
-		if err := r.runBatch(ctx, iso, backend, c, b, got); err != nil {
-			return got, fmt.Errorf("batch %d: %w", b, err)
+	if c.Upgrade != nil {
+		if err := r.upgrade(ctx, next, c, got); err != nil {
+			return got, err
 		}
 	}
 	return got, r.scan(c.Name, got.State)
 }
 
+// runModule runs batches [from, to) of c on a new instance of mod with the
+// given config, recording its declarations into declared and its results
+// into got. Each run gets its own backend, closed afterwards, as each
+// module of an upgrade gets its own tasks.
+func (r *Runner) runModule(ctx context.Context, mod *host.Module, c *Case, config []byte, from, to int, got *Expect, declared *[]Declaration) error {
+	now := c.ClockAt(from)
+	clock := func() time.Time { return now }
+	opts := stateOptions(c.Name)
+	opts.Clock = func() int64 { return now.UnixNano() }
+	backend, err := r.Store.Backend(opts)
+	if err != nil {
+		return err
+	}
+	defer backend.Close()
+	cfg := host.InstanceConfig{Operator: c.Name, Config: config, Outputs: c.OutputNames(), Logger: r.logger(c.Name), Clock: clock}
+	inst, err := mod.Instantiate(ctx, cfg, backend)
+	if err != nil {
+		return initError(got, err)
+	}
+	iso := NewIsolator(inst, func(ctx context.Context) (*host.Instance, error) { return mod.Instantiate(ctx, cfg, backend) })
+	defer func() { iso.Close(ctx) }()
+	if err := applyDeclarations(inst, backend, declared); err != nil {
+		return err
+	}
+	for b := from; b < to; b++ {
+		now = c.ClockAt(b)
+		if err := r.runBatch(ctx, iso, backend, c, b, got); err != nil {
+			return fmt.Errorf("batch %d: %w", b, err)
+		}
+	}
+	return nil
+}
+
 // applyDeclarations records the module's state declarations and gives the
 // backend their TTLs, as the engine does (without config state blocks).
-func applyDeclarations(inst *host.Instance, backend *state.Backend, got *Expect) error {
+func applyDeclarations(inst *host.Instance, backend *state.Backend, declared *[]Declaration) error {
 	ttls := map[string]state.TTL{}
 	for _, d := range inst.Declarations() {
-		got.Declarations = append(got.Declarations, Declaration{Name: Bytes(d.Name), Version: d.Version, TTLMillis: d.TTLMillis, Flags: d.Flags})
+		*declared = append(*declared, Declaration{Name: Bytes(d.Name), Version: d.Version, TTLMillis: d.TTLMillis, Flags: d.Flags})
 		if t, ok := state.DeclaredTTL(d.TTLMillis, d.Flags); ok {
 			ttls[d.Name] = t
 		}

@@ -63,7 +63,7 @@ echo "== build examples/payment-risk/assemblyscript/risk.wasm"
 (cd "$example" && npx asc assembly/index.ts -o risk.wasm)
 
 mkdir -p "$out"
-for op in counter dedup join failer ttldedup; do
+for op in counter dedup join failer ttldedup ledger1 ledger2; do
   echo "== build conformance/build/assemblyscript/$op.wasm"
   (cd "$conf" && npx asc "$op/index.ts" -o "$out/$op.wasm")
 done

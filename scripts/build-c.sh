@@ -57,3 +57,5 @@ build "$out/dedup.wasm" conformance/operators/c/dedup.c
 build "$out/join.wasm" conformance/operators/c/join.c "$ex/payment.c"
 build "$out/failer.wasm" conformance/operators/c/failer.c
 build "$out/ttldedup.wasm" conformance/operators/c/ttldedup.c
+build "$out/ledger1.wasm" conformance/operators/c/ledger1.c
+build "$out/ledger2.wasm" conformance/operators/c/ledger2.c

@@ -9,7 +9,7 @@ echo "== go"
 GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o examples/payment-risk/operator/risk.wasm ./examples/payment-risk/operator
 GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o examples/payment-limits/operator/limits.wasm ./examples/payment-limits/operator
 mkdir -p conformance/build/go
-for op in counter dedup join failer ttldedup; do
+for op in counter dedup join failer ttldedup ledger1 ledger2; do
   GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o "conformance/build/go/$op.wasm" "./conformance/operators/go/$op"
 done
 for lang in c rust assemblyscript; do

@@ -68,6 +68,6 @@ build_wasm "$ops"
 mkdir -p conformance/build/rust
 # Build outputs, never committed.
 echo '*' >conformance/build/rust/.gitignore
-for op in counter dedup join failer ttldedup; do
+for op in counter dedup join failer ttldedup ledger1 ledger2; do
   copy_module "$ops/target/wasm32-unknown-unknown/release/ws_$op.wasm" "conformance/build/rust/$op.wasm"
 done

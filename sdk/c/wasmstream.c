@@ -326,9 +326,11 @@ typedef struct declaration {
     int32_t version;
     int64_t ttl_ms;
     int32_t flags;
+    ws_migrate_fn migrate;
 } declaration;
 
-/* The declarations of the running ws_operator_init, in declaration order. */
+/* The declarations of the running ws_operator_init, in declaration order;
+ * after ws_init sent them, those the host accepted (ws_migrate reads them). */
 static declaration *decls;
 static size_t n_decls, cap_decls;
 
@@ -421,13 +423,15 @@ int ws_declare_state(const char *name, ws_state_options opts) {
     /* The host checks the version: its refusal names the state (send_declarations). */
     d->version = opts.version == 0 ? 1 : opts.version;
     d->ttl_ms = ttl_ms;
-    d->flags = flags;
+    d->flags = opts.migrate != NULL ? flags | WS_DECLARE_MIGRATES : flags;
+    d->migrate = opts.migrate;
     return WS_OK;
 }
 
 /*
- * send_declarations hands the pending declarations to the host and forgets
- * them. A refusal is logged with the state's name: GUEST_INTERNAL.
+ * send_declarations hands the pending declarations to the host, keeping
+ * them for ws_migrate. A refusal is logged with the state's name and
+ * forgets them all: GUEST_INTERNAL.
  */
 static int32_t send_declarations(void) {
     int32_t rc = WS_OK;
@@ -443,7 +447,7 @@ static int32_t send_declarations(void) {
                 (long long)d->ttl_ms, (int)d->flags, ws_code_name(c));
         rc = WS_GUEST_INTERNAL;
     }
-    free_declarations();
+    if (rc != WS_OK) free_declarations();
     return rc;
 }
 
@@ -656,6 +660,76 @@ __attribute__((export_name("ws_init"))) int32_t ws_export_init(const uint8_t *cf
     rc = send_declarations();
     ready = rc == WS_OK;
     return rc;
+}
+
+/* ----------------------------------------------------------- ws_migrate */
+
+/* The value of the last migration: the host reads it after ws_migrate
+ * returned, so it lives until the next call. */
+static uint8_t *migrated_buf;
+static size_t migrated_len, migrated_cap;
+static int migrated_set;
+
+int ws_migrated(const void *value, size_t len) {
+    if (len > migrated_cap) {
+        uint8_t *b = realloc(migrated_buf, len);
+        if (b == NULL) return ws_set_error(WS_NO_MEMORY, "ws_migrated: no memory for %zu bytes", len);
+        migrated_buf = b;
+        migrated_cap = len;
+    }
+    if (len > 0) memcpy(migrated_buf, value, len);
+    migrated_len = len;
+    migrated_set = 1;
+    return WS_OK;
+}
+
+/* run_migration calls d's migration on one stored value; 0, WS_NOT_FOUND or a failure. */
+static int run_migration(const declaration *d, ws_bytes name, int32_t from_version, ws_bytes old) {
+    last_error[0] = 0;
+    migrated_set = 0;
+    int rc = d->migrate(name, from_version, old);
+    release_scratch();
+    if (rc == WS_OK && !migrated_set)
+        rc = ws_set_error(WS_GUEST_INTERNAL, "the migration returned 0 without calling ws_migrated");
+    return rc;
+}
+
+/* describe_state names the state of a stored name, and the entry of a map, for log lines. */
+static const char *describe_state(const uint8_t *name, uint32_t name_len, int base) {
+    static char text[WS_MAX_STATE_NAME_LEN + 32];
+    if ((uint32_t)base == name_len)
+        snprintf(text, sizeof text, "state \"%.*s\"", base, (const char *)name);
+    else
+        snprintf(text, sizeof text, "state \"%.*s\" (entry \"%.*s\")", base, (const char *)name,
+                 (int)(name_len - (uint32_t)base - 1), (const char *)name + base + 1);
+    return text;
+}
+
+__attribute__((export_name("ws_migrate"))) int64_t ws_export_migrate(const uint8_t *name, uint32_t name_len,
+                                                                     int32_t from_version, const uint8_t *val,
+                                                                     uint32_t val_len) {
+    if (!ready) return internal_error("ws_migrate called before a successful ws_init");
+    if (!in_alloc_buf(name, name_len) || !in_alloc_buf(val, val_len))
+        return internal_error("ws_migrate: the name or the value lies outside the buffer from ws_alloc");
+    const uint8_t *zero = memchr(name, 0, name_len);
+    int base = (int)(zero != NULL ? (size_t)(zero - name) : name_len);
+    const declaration *d = find_declaration((const char *)name, (size_t)base);
+    if (d == NULL || d->migrate == NULL) {
+        ws_logf(WS_LOG_ERROR,
+                "wasmstream: no migration declared for %s (ws_state_options.migrate) but the host asked "
+                "to migrate it from version %d",
+                describe_state(name, name_len, base), (int)from_version);
+        return WS_GUEST_INTERNAL;
+    }
+    int rc = run_migration(d, (ws_bytes){name, name_len}, from_version, (ws_bytes){val, val_len});
+    if (rc == WS_NOT_FOUND) return WS_NOT_FOUND;
+    if (rc != WS_OK) {
+        ws_logf(WS_LOG_ERROR, "wasmstream: migration of %s from version %d failed: %s",
+                describe_state(name, name_len, base), (int)from_version,
+                last_error[0] != 0 ? last_error : ws_code_name(rc));
+        return WS_GUEST_INTERNAL;
+    }
+    return (int64_t)migrated_len << 32 | (int64_t)(uintptr_t)migrated_buf;
 }
 
 /* Fixed bytes of a batch record: event time, input, three lengths. */

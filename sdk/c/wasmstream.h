@@ -1,10 +1,11 @@
 /*
  * wasmstream.h - the C SDK for wasmstream operators (ABI version 1,
- * revision 1.1).
+ * revision 1.2).
  *
  * An operator is a WebAssembly reactor module. This SDK (wasmstream.c)
  * defines the module's four exports (ws_abi_version, ws_alloc, ws_init,
- * ws_process) and wraps the host imports of abi/ABI.md. You write two
+ * ws_process), the optional ws_migrate of revision 1.2 (it runs the
+ * migrations declared in ws_state_options) and wraps the host imports of abi/ABI.md. You write two
  * functions:
  *
  *     int ws_operator_init(const uint8_t *cfg, size_t len);   optional
@@ -266,11 +267,33 @@ typedef struct ws_ttl {
 } ws_ttl;
 
 /*
+ * A migration (ABI revision 1.2, ws_migrate, ABI.md section 4.1): when a
+ * module replaces one that wrote the state under an older version (an
+ * upgrade), the host calls it once per stored value, after ws_init and
+ * before the first record. name is the stored name (for a map entry, the
+ * map's name, a zero byte and the entry's key), old the stored value.
+ * Return:
+ *   0             after ws_migrated(new value): the value is replaced;
+ *   WS_NOT_FOUND  the value is deleted;
+ *   anything else fails the upgrade (record why with ws_fail): the SDK logs
+ *                 the reason naming the state, the host writes nothing and
+ *                 the old module keeps running.
+ * Only logging and ws_processing_time may be used inside; state calls and
+ * emits are refused by the host.
+ */
+typedef int (*ws_migrate_fn)(ws_bytes name, int32_t from_version, ws_bytes old);
+
+/* ws_migrated sets the new value of the running migration (a copy). Returns
+ * 0, or WS_NO_MEMORY. */
+int ws_migrated(const void *value, size_t len);
+
+/*
  * What a module declares about one state; zero fields say nothing:
  *
  *     ws_declare_state("total", (ws_state_options){.version = 2, .no_ttl = 1});
  *     ws_declare_state("sessions", (ws_state_options){
  *         .ttl = {.ms = 30 * 60 * 1000, .update = WS_TTL_ON_READ_AND_WRITE}});
+ *     ws_declare_state("total", (ws_state_options){.version = 2, .migrate = total_to_v2});
  */
 typedef struct ws_state_options {
     int32_t version; /* layout version of the values, 1..2^31-1; 0 means 1. Bump it when
@@ -279,6 +302,8 @@ typedef struct ws_state_options {
                         ttl.ms == 0: says nothing, the pipeline file decides */
     int no_ttl;      /* non-zero: never expires, even with a TTL in the pipeline file;
                         wins over ttl */
+    ws_migrate_fn migrate; /* converts values of older versions (see ws_migrate_fn);
+                              NULL: raising version makes the host refuse the upgrade */
 } ws_state_options;
 
 /* The raw numbers of state_declare (ABI.md 6.10). */
@@ -287,6 +312,7 @@ typedef struct ws_state_options {
 #define WS_DECLARE_READ_AND_WRITE 1
 #define WS_DECLARE_RETURN_EXPIRED 2
 #define WS_DECLARE_EVENT_TIME 4
+#define WS_DECLARE_MIGRATES 8 /* set by the SDK when opts.migrate is given */
 
 /*
  * ws_declare_state declares the version and TTL of the state called name

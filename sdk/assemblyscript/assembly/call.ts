@@ -1,5 +1,5 @@
 // Which guest call the host is inside. Host functions may be called only
-// from ws_init and ws_process: the SDK's abort handler uses this to decide
+// from ws_init, ws_process and ws_migrate: the SDK's abort handler uses this to decide
 // whether it may log (a log from the start function or ws_alloc would be
 // the fatal REENTRANT instead of the trap the abort means), and state
 // handles use it to decide how to report a bad name.
@@ -12,6 +12,8 @@ export enum Phase {
   Init,
   /** Inside ws_process. */
   Process,
+  /** Inside ws_migrate (ABI 1.2): only log and processingTime may be called. */
+  Migrate,
 }
 
 let phase = Phase.Idle;

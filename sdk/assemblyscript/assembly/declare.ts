@@ -4,10 +4,11 @@ import { Code, codeName } from "./codes";
 import { Level, log } from "./log";
 import { checkStateName, maxStateNameLen, noteSetupError } from "./state";
 import { bytesOf } from "./utf8";
+import { MigrateFn } from "./migrate";
 
 // State declarations (ABI revision 1.1, state_declare, abi/ABI.md section
-// 6.10): what the host needs to know about a named state, its version and
-// its time to live. Declarations made at the top level of the module (its
+// 6.10): what the host needs to know about a named state, its version, its
+// time to live and (revision 1.2) how to migrate values of older versions. Declarations made at the top level of the module (its
 // start function, where no host function may be called) or in init are
 // kept, and ws_init hands them to the host once init returned null.
 
@@ -87,6 +88,13 @@ export class StateOptions {
   ttl: Ttl | null = null;
   /** Never expires, even when the pipeline config gives the state a TTL. Wins over ttl. */
   noTtl: bool = false;
+  /**
+   * Converts a value stored under an older version (ABI 1.2, ws_migrate)
+   * when the module replaces one that wrote it (an upgrade): see MigrateFn.
+   * A top-level function. Without it, raising the version makes the host
+   * refuse the upgrade before anything is touched.
+   */
+  migrate: MigrateFn | null = null;
 }
 
 /** state_declare's ttl_ms: the module says nothing. */
@@ -99,6 +107,8 @@ export const declareReadAndWrite: i32 = 1;
 export const declareReturnExpired: i32 = 2;
 /** state_declare flag: the TTL counts in event time. */
 export const declareEventTime: i32 = 4;
+/** state_declare flag (ABI 1.2): ws_migrate converts the state's older values; set with StateOptions.migrate. */
+export const declareMigrates: i32 = 8;
 
 /** One pending state_declare call. */
 class Declaration {
@@ -108,11 +118,14 @@ class Declaration {
     public version: i32,
     public ttlMs: i64,
     public flags: i32,
+    public migrate: MigrateFn | null,
   ) {}
 }
 
 /** The declarations for ws_init, in declaration order. */
 let pending = new Array<Declaration>();
+/** The declarations the host accepted, for ws_migrate. */
+let sent = new Array<Declaration>();
 
 /**
  * Declares the version and TTL of the state called name (for a MapState,
@@ -128,8 +141,10 @@ let pending = new Array<Declaration>();
  * record).
  */
 export function declareState(name: string, options: StateOptions): Error | null {
-  if (currentPhase() == Phase.Process) {
-    return new Error("wasmstream: declareState \"" + name + "\": called during process; declare at the top level or in init");
+  const phase = currentPhase();
+  if (phase == Phase.Process || phase == Phase.Migrate) {
+    const during = phase == Phase.Process ? "process" : "a migration";
+    return new Error("wasmstream: declareState \"" + name + "\": called during " + during + "; declare at the top level or in init");
   }
   const nameBytes = bytesOf(name);
   let problem = checkStateName("declareState", name, nameBytes, maxStateNameLen);
@@ -144,7 +159,8 @@ export function declareState(name: string, options: StateOptions): Error | null 
     noteSetupError(problem);
     return new Error("wasmstream: " + problem);
   }
-  record(new Declaration(name, nameBytes, options.version == 0 ? 1 : options.version, ttlArg(options), flagsArg(options)));
+  record(new Declaration(name, nameBytes, options.version == 0 ? 1 : options.version, ttlArg(options), flagsArg(options),
+    options.migrate));
   return null;
 }
 
@@ -168,9 +184,10 @@ function ttlArg(options: StateOptions): i64 {
 
 /** flagsArg is state_declare's flags for options. */
 function flagsArg(options: StateOptions): i32 {
+  const migrates = options.migrate != null ? declareMigrates : 0;
   const ttl = options.ttl;
-  if (options.noTtl || ttl == null) return 0;
-  let flags = 0;
+  if (options.noTtl || ttl == null) return migrates;
+  let flags = migrates;
   if (ttl.update == TtlUpdate.OnReadAndWrite) flags |= declareReadAndWrite;
   if (ttl.visibility == TtlVisibility.ReturnExpiredIfNotCleaned) flags |= declareReturnExpired;
   if (ttl.eventTime) flags |= declareEventTime;
@@ -199,5 +216,14 @@ export function sendDeclarations(): i32 {
       return Code.GUEST_INTERNAL;
     }
   }
+  sent = list;
   return Code.OK;
+}
+
+/** migrationOf returns the migration the host accepted for the state called name, or null. */
+export function migrationOf(name: string): MigrateFn | null {
+  for (let i = 0; i < sent.length; i++) {
+    if (sent[i].name == name) return sent[i].migrate;
+  }
+  return null;
 }

@@ -7,6 +7,7 @@ import { allocHostBuffer, inHostBuffer } from "./alloc";
 import { Phase, setPhase } from "./call";
 import { Code } from "./codes";
 import { initOperator, processBatch } from "./driver";
+import { migrateValue } from "./migrate";
 import { Level, log } from "./log";
 // The abort handler must be compiled in for `--use abort=` to find it.
 import "./abort";
@@ -50,4 +51,22 @@ export function ws_process(batchPtr: usize, batchLen: u32): i32 {
   }
   setPhase(Phase.Idle);
   return code;
+}
+
+/**
+ * ws_migrate (ABI 1.2): (name_ptr, name_len, from_version, val_ptr, val_len) -> i64.
+ * Converts one stored value of a state whose version changed: the new
+ * value as len << 32 | ptr, NOT_FOUND to delete it, or GUEST_INTERNAL.
+ */
+export function ws_migrate(namePtr: usize, nameLen: u32, fromVersion: i32, valPtr: usize, valLen: u32): i64 {
+  setPhase(Phase.Migrate);
+  let result: i64;
+  if (!inHostBuffer(namePtr, <usize>nameLen) || !inHostBuffer(valPtr, <usize>valLen)) {
+    log(Level.Error, "wasmstream: ws_migrate: the name or the value lies outside the buffer from ws_alloc");
+    result = Code.GUEST_INTERNAL;
+  } else {
+    result = migrateValue(namePtr, <usize>nameLen, fromVersion, valPtr, <usize>valLen);
+  }
+  setPhase(Phase.Idle);
+  return result;
 }

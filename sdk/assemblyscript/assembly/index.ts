@@ -1,6 +1,6 @@
 // The wasmstream AssemblyScript SDK: write a stateful stream operator as an
 // AssemblyScript class and build it to a WebAssembly module for the
-// wasmstream host (ABI v1 revision 1.1, abi/ABI.md).
+// wasmstream host (ABI v1 revision 1.2, abi/ABI.md).
 //
 //     import { Operator, Record, ValueState, emit, register } from "@wasmstream/sdk";
 //     export * from "@wasmstream/sdk/exports";
@@ -25,8 +25,9 @@ export { ValueState } from "./value_state";
 export { MapState } from "./map_state";
 export {
   StateOptions, Ttl, TtlUpdate, TtlVisibility, declareState,
-  ttlUnset, ttlNever, declareReadAndWrite, declareReturnExpired, declareEventTime,
+  ttlUnset, ttlNever, declareReadAndWrite, declareReturnExpired, declareEventTime, declareMigrates,
 } from "./declare";
+export { MigrateFn, Migrated } from "./migrate";
 export { Dedup } from "./dedup";
 export { Got } from "./got";
 export { Codec, Int64Codec, Uint64Codec, Float64Codec, BoolCodec, StringCodec, BytesCodec, defaultCodec } from "./codec";

@@ -214,7 +214,7 @@ export class Instance {
           if (self.phase === "alloc" || self.phase === "start" || self.phase === "idle") throw new Misuse("REENTRANT", "state_declare", `called in phase ${self.phase}`);
           const name = self.name("state_declare", np, nl, 1024);
           if (host.inject.state_declare !== undefined) return host.inject.state_declare;
-          if (name === null || name.includes(0) || self.phase !== "init" || version < 1 || ttlMs < -1n || (flags & ~7) !== 0) return Code.BAD_ARGUMENT;
+          if (name === null || name.includes(0) || self.phase !== "init" || version < 1 || ttlMs < -1n || (flags & ~15) !== 0) return Code.BAD_ARGUMENT;
           host.declare({ name: new TextDecoder().decode(name), version, ttlMs: Number(ttlMs), flags });
           return 0;
         },
@@ -301,6 +301,29 @@ export class Instance {
     }
     this.host.commit();
     return { outputs: this.batchOutputs };
+  }
+
+  /**
+   * migrate calls ws_migrate as the host does during an upgrade: name and
+   * value one after the other in the ws_alloc buffer. Returns { value }
+   * (a copy), { deleted: true } or { error: { code } }.
+   */
+  migrate(name, fromVersion, old) {
+    const n = bytes(name), v = bytes(old);
+    if (n.length + v.length > this.bufCap) this.alloc(n.length + v.length);
+    this.mem().set(n, this.bufPtr);
+    this.mem().set(v, this.bufPtr + n.length);
+    this.phase = "migrate";
+    let res;
+    try {
+      res = BigInt.asIntN(64, BigInt(this.exports.ws_migrate(this.bufPtr, n.length, fromVersion, this.bufPtr + n.length, v.length)));
+    } finally {
+      this.phase = "idle";
+    }
+    if (res === BigInt(Code.NOT_FOUND)) return { deleted: true };
+    if (res < 0n) return { error: { code: Number(res) } };
+    const ptr = Number(res & 0xffffffffn), len = Number(res >> 32n);
+    return { value: this.read("ws_migrate", ptr, len).slice() };
   }
 
   /** pages returns the guest's linear memory size in 64 KiB pages. */

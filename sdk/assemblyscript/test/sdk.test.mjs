@@ -16,7 +16,7 @@ function run(records, opts = {}) {
 
 test("exports and imports are the ABI's", () => {
   const exports = WebAssembly.Module.exports(kitchen).map((e) => e.name).sort();
-  assert.deepEqual(exports, ["memory", "ws_abi_version", "ws_alloc", "ws_init", "ws_process"]);
+  assert.deepEqual(exports, ["memory", "ws_abi_version", "ws_alloc", "ws_init", "ws_migrate", "ws_process"]);
   for (const imp of WebAssembly.Module.imports(kitchen)) {
     assert.ok(imp.module === "wasmstream" || (imp.module === "env" && imp.name === "abort"), `${imp.module}.${imp.name}`);
   }

@@ -29,6 +29,11 @@ pub const DECLARE_RETURN_EXPIRED: u32 = 1 << 1;
 /// `state_declare` flag: the TTL counts in the records' event time.
 pub const DECLARE_EVENT_TIME: u32 = 1 << 2;
 
+/// `state_declare` flag (ABI 1.2): the module's `ws_migrate` converts the
+/// state's values from older versions. The SDK sets it when the
+/// declaration has a migration ([`crate::StateOptions::migrate`]).
+pub const DECLARE_MIGRATES: u32 = 1 << 3;
+
 /// The host's default limit on a state value and on each emitted key, value
 /// and header list (`limits.max_value_bytes` in the pipeline file).
 pub const DEFAULT_MAX_VALUE_LEN: usize = 1 << 20;

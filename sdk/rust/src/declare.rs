@@ -8,12 +8,13 @@ use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
 use crate::abi::{
-    code, DECLARE_EVENT_TIME, DECLARE_READ_AND_WRITE, DECLARE_RETURN_EXPIRED, MAX_STATE_NAME_LEN,
-    TTL_NEVER, TTL_UNSET,
+    code, DECLARE_EVENT_TIME, DECLARE_MIGRATES, DECLARE_READ_AND_WRITE, DECLARE_RETURN_EXPIRED,
+    MAX_STATE_NAME_LEN, TTL_NEVER, TTL_UNSET,
 };
 use crate::error::{quote, Error};
 use crate::hostcall;
 use crate::log::{log, Level};
+pub use crate::migrate::Migration;
 use crate::state::check_name;
 
 /// Which accesses move a value's expiry.
@@ -157,6 +158,9 @@ pub struct StateOptions {
     pub version: i32,
     /// The state's expiry.
     pub expiry: Expiry,
+    /// Converts values stored under an older version (ABI 1.2,
+    /// `ws_migrate`); see [`StateOptions::migrate`].
+    pub migration: Option<Migration>,
 }
 
 impl StateOptions {
@@ -165,6 +169,31 @@ impl StateOptions {
         StateOptions {
             version: 0,
             expiry: Expiry::FromConfig,
+            migration: None,
+        }
+    }
+
+    /// Sets the migration (ABI 1.2): when a module replaces one that wrote
+    /// this state under an older version (an upgrade), the host calls
+    /// `migrate(name, from_version, old)` once per stored value before the
+    /// first record. `name` is the stored name (for a map entry, the map's
+    /// name, a zero byte and the entry's key). Return `Ok(Some(new))` to
+    /// store the new encoding, `Ok(None)` to delete the value; an `Err`
+    /// fails the upgrade, which then writes nothing and leaves the old
+    /// module running. Without a migration, raising the version makes the
+    /// host refuse the upgrade before anything is touched.
+    ///
+    /// ```
+    /// use wasmstream::{Result, StateOptions};
+    /// fn to_v2(_name: &[u8], _from: i32, old: &[u8]) -> Result<Option<Vec<u8>>> {
+    ///     Ok(Some([b"v2:", old].concat()))
+    /// }
+    /// const TOTAL: StateOptions = StateOptions::new().version(2).migrate(to_v2);
+    /// ```
+    pub const fn migrate(self, migrate: crate::migrate::MigrateFn) -> StateOptions {
+        StateOptions {
+            migration: Some(Migration(migrate)),
+            ..self
         }
     }
 
@@ -196,6 +225,7 @@ struct Declaration {
     version: i32,
     ttl_ms: i64,
     flags: u32,
+    migration: Option<Migration>,
 }
 
 thread_local! {
@@ -203,6 +233,8 @@ thread_local! {
     static PENDING: RefCell<Vec<Declaration>> = const { RefCell::new(Vec::new()) };
     /// True while `Operator::init` runs: the only time declarations are taken.
     static OPEN: Cell<bool> = const { Cell::new(false) };
+    /// The declarations the host accepted, for `ws_migrate`.
+    static SENT: RefCell<Vec<Declaration>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Declares the version and expiry of the state called `name` (for a
@@ -242,16 +274,20 @@ fn declaration(name: &str, options: StateOptions) -> Declaration {
             options.version
         );
     }
-    let (ttl_ms, flags) = match options.expiry {
+    let (ttl_ms, mut flags) = match options.expiry {
         Expiry::FromConfig => (TTL_UNSET, 0),
         Expiry::Never => (TTL_NEVER, 0),
         Expiry::After(ttl) => ttl.abi_args(name),
     };
+    if options.migration.is_some() {
+        flags |= DECLARE_MIGRATES;
+    }
     Declaration {
         name: name.to_string(),
         version: options.version.max(1),
         ttl_ms,
         flags,
+        migration: options.migration,
     }
 }
 
@@ -297,7 +333,19 @@ pub(crate) fn send() -> Result<(), i32> {
             return Err(code::GUEST_INTERNAL);
         }
     }
+    SENT.with(|s| *s.borrow_mut() = pending);
     Ok(())
+}
+
+/// The migration declared for the state called `name` (the base name,
+/// without a map entry's key), if the host accepted its declaration.
+pub(crate) fn migration_of(name: &[u8]) -> Option<Migration> {
+    SENT.with(|s| {
+        s.borrow()
+            .iter()
+            .find(|d| d.name.as_bytes() == name)
+            .and_then(|d| d.migration)
+    })
 }
 
 #[cfg(test)]

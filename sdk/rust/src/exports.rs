@@ -7,10 +7,13 @@ use crate::abi::code;
 use crate::alloc::{alloc, with_host_bytes};
 use crate::driver::{init_operator, internal_error, process_batch};
 use crate::hostcall;
+use crate::migrate::migrate_value;
 use crate::operator::Operator;
 
 /// Defines the four exports of ABI v1 (`ws_abi_version`, `ws_alloc`,
-/// `ws_init`, `ws_process`) for an [`Operator`] type. Invoke it once, at the
+/// `ws_init`, `ws_process`) for an [`Operator`] type, and the optional
+/// `ws_migrate` of revision 1.2, which runs the migrations the operator
+/// declared ([`crate::StateOptions::migrate`]). Invoke it once, at the
 /// top level of a `cdylib` crate built for `wasm32-unknown-unknown`:
 ///
 /// ```ignore
@@ -47,6 +50,17 @@ macro_rules! export_operator {
             pub extern "C" fn ws_process(batch_ptr: i32, batch_len: i32) -> i32 {
                 $crate::__private::ws_process(&OPERATOR, batch_ptr, batch_len)
             }
+
+            #[no_mangle]
+            pub extern "C" fn ws_migrate(
+                name_ptr: i32,
+                name_len: i32,
+                from_version: i32,
+                val_ptr: i32,
+                val_len: i32,
+            ) -> i64 {
+                $crate::__private::ws_migrate(name_ptr, name_len, from_version, val_ptr, val_len)
+            }
         };
     };
 }
@@ -75,7 +89,7 @@ impl<T> Default for Slot<T> {
 }
 
 thread_local! {
-    /// True while ws_init or ws_process runs: only then may the panic hook
+    /// True while ws_init, ws_process or ws_migrate runs: only then may the panic hook
     /// call the host (anywhere else a host call is the fatal REENTRANT).
     static IN_CALL: Cell<bool> = const { Cell::new(false) };
 }
@@ -134,6 +148,30 @@ pub fn ws_process<T: Operator>(slot: &Slot<T>, batch_ptr: i32, batch_len: i32) -
                 }
             },
         )
+    })
+}
+
+/// `ws_migrate(name_ptr, name_len, from_version, val_ptr, val_len)`: the
+/// name and the value lie one after the other in the buffer from ws_alloc.
+pub fn ws_migrate(
+    name_ptr: i32,
+    name_len: i32,
+    from_version: i32,
+    val_ptr: i32,
+    val_len: i32,
+) -> i64 {
+    let (name_ptr, name_len) = (name_ptr as u32 as usize, name_len as u32 as usize);
+    let (val_ptr, val_len) = (val_ptr as u32 as usize, val_len as u32 as usize);
+    in_call(|| {
+        let whole = val_ptr.wrapping_sub(name_ptr).wrapping_add(val_len);
+        with_host_bytes(name_ptr, whole, |buf| match buf {
+            Some(buf) if val_ptr == name_ptr.wrapping_add(name_len) => {
+                migrate_value(&buf[..name_len], from_version, &buf[name_len..])
+            }
+            _ => internal_error(
+                "ws_migrate: the name or the value lies outside the buffer from ws_alloc",
+            ) as i64,
+        })
     })
 }
 

@@ -8,8 +8,9 @@
 //! ([`ValueState`], [`MapState`]), emits records ([`emit()`]), logs
 //! ([`log()`], [`info!`]...) and reads the time from the host
 //! ([`event_time`], [`processing_time`]). In `init` it may declare a
-//! state's version and time to live ([`declare_state`], [`StateOptions`])
-//! and build a [`Dedup`] set. The crate implements ABI v1 revision 1.1
+//! state's version, time to live and migration from older versions
+//! ([`declare_state`], [`StateOptions`]) and build a [`Dedup`] set. The
+//! crate implements ABI v1 revision 1.2
 //! (`abi/ABI.md` in the wasmstream repository) and has no dependencies.
 //!
 //! ```ignore
@@ -58,6 +59,7 @@ mod hostcall;
 pub mod json;
 mod log;
 mod map_state;
+mod migrate;
 mod operator;
 mod record;
 mod state;
@@ -68,12 +70,13 @@ mod value_state;
 pub mod testing;
 
 pub use crate::abi::{
-    code, ABI_VERSION, DECLARE_EVENT_TIME, DECLARE_READ_AND_WRITE, DECLARE_RETURN_EXPIRED,
-    DEFAULT_MAX_VALUE_LEN, MAX_OUTPUT_NAME_LEN, MAX_STATE_NAME_LEN, TTL_NEVER, TTL_UNSET,
+    code, ABI_VERSION, DECLARE_EVENT_TIME, DECLARE_MIGRATES, DECLARE_READ_AND_WRITE,
+    DECLARE_RETURN_EXPIRED, DEFAULT_MAX_VALUE_LEN, MAX_OUTPUT_NAME_LEN, MAX_STATE_NAME_LEN,
+    TTL_NEVER, TTL_UNSET,
 };
 pub use crate::codec::Codec;
 pub use crate::declare::{
-    declare_state, Expiry, StateOptions, TimeDomain, Ttl, TtlUpdate, TtlVisibility,
+    declare_state, Expiry, Migration, StateOptions, TimeDomain, Ttl, TtlUpdate, TtlVisibility,
 };
 pub use crate::dedup::Dedup;
 pub use crate::emit::{emit, emit_raw, emit_with_headers};
@@ -88,5 +91,5 @@ pub use crate::value_state::ValueState;
 /// What [`export_operator!`] expands to. Not part of the API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::exports::{ws_alloc, ws_init, ws_process, Slot};
+    pub use crate::exports::{ws_alloc, ws_init, ws_migrate, ws_process, Slot};
 }

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use crate::abi::{
-    code, DECLARE_EVENT_TIME, DECLARE_READ_AND_WRITE, DECLARE_RETURN_EXPIRED, MAX_OUTPUT_NAME_LEN,
-    MAX_STATE_NAME_LEN, TTL_NEVER,
+    code, DECLARE_EVENT_TIME, DECLARE_MIGRATES, DECLARE_READ_AND_WRITE, DECLARE_RETURN_EXPIRED,
+    MAX_OUTPUT_NAME_LEN, MAX_STATE_NAME_LEN, TTL_NEVER,
 };
 use crate::headers::{valid_headers, Headers};
 use crate::hostcall::native::Host;
@@ -334,7 +334,12 @@ impl Host for FakeHost {
             || name.contains(&0)
             || version < 1
             || ttl_ms < TTL_NEVER
-            || flags & !(DECLARE_READ_AND_WRITE | DECLARE_RETURN_EXPIRED | DECLARE_EVENT_TIME) != 0
+            || flags
+                & !(DECLARE_READ_AND_WRITE
+                    | DECLARE_RETURN_EXPIRED
+                    | DECLARE_EVENT_TIME
+                    | DECLARE_MIGRATES)
+                != 0
         {
             return code::BAD_ARGUMENT;
         }

@@ -33,6 +33,7 @@ use crate::driver::{init_operator, process_batch};
 use crate::headers::append_header;
 use crate::hostcall::native::install;
 use crate::log::Level;
+use crate::migrate::{last_migrated, migrate_value};
 use crate::operator::Operator;
 use crate::record::Record;
 
@@ -412,6 +413,30 @@ impl<T: Operator> Harness<T> {
     /// the clock of processing-time TTLs, which the fake host applies.
     pub fn set_processing_time(&mut self, ns: i64) {
         self.host.borrow_mut().options.processing_time = ns;
+    }
+
+    /// Runs the migration the operator's `init` declared for `name`'s state
+    /// on one stored value, as the host's `ws_migrate` does during an
+    /// upgrade (`name` is the stored name: for a map entry, `map\0key`).
+    /// `Ok(None)` deletes the value; `Err` holds the error line the SDK
+    /// logged, or a panic's message.
+    pub fn migrate(
+        &mut self,
+        name: impl AsRef<[u8]>,
+        from_version: i32,
+        old: impl AsRef<[u8]>,
+    ) -> Result<Option<Vec<u8>>, String> {
+        {
+            let mut host = self.host.borrow_mut();
+            host.begin(Vec::new());
+            host.logs.clear();
+        }
+        let res = self.guest_call(|| migrate_value(name.as_ref(), from_version, old.as_ref()))?;
+        match res {
+            r if r >= 0 => Ok(Some(last_migrated())),
+            r if r == code::NOT_FOUND as i64 => Ok(None),
+            _ => Err(self.last_error_log()),
+        }
     }
 
     /// The operator, e.g. to check what `init` parsed.
