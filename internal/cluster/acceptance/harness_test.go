@@ -81,6 +81,7 @@ func deployMode(t *testing.T, mode string) *deployment {
 	d.rec = startRecorder(t, d.cluster)
 	t.Cleanup(func() {
 		if t.Failed() {
+			d.dumpLiveWorkers(t)
 			for _, w := range d.workers {
 				t.Log(w.logTail(logTailLines))
 			}
@@ -88,6 +89,19 @@ func deployMode(t *testing.T, mode string) *deployment {
 		d.keepLogs(t)
 	})
 	return d
+}
+
+// dumpLiveWorkers makes every worker still running print its goroutines
+// into its log (SIGQUIT, which ends it): a test that failed waiting for
+// the workers (an assignment, a scale, outputs) then shows what each one
+// was waiting for, in the logs ACCEPTANCE_LOGS keeps.
+func (d *deployment) dumpLiveWorkers(t *testing.T) {
+	for _, w := range d.workers {
+		if !w.exited() {
+			w.dumpGoroutines()
+			t.Logf("worker %s was still running: SIGQUIT, its goroutines are at the end of %s", w.id, w.logPath)
+		}
+	}
 }
 
 // logsEnv names a directory where every test copies its workers' logs

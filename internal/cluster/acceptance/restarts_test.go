@@ -262,9 +262,9 @@ func (d *deployment) awaitRestarts(t *testing.T, prev uint64, a seenAssignment) 
 
 // restartsFor finds, for each worker whose ranges in a differ from those
 // it held at epoch prev, the line of the epoch that gave it them: "tasks
-// started" when it gained tasks, "tasks released" when it only handed
-// some over (the others run on untouched); missing names the workers
-// without one yet.
+// started" when it gained tasks, "tasks released" (or "tasks started",
+// after a lost membership) when it only handed some over; missing names
+// the workers without one yet.
 func (d *deployment) restartsFor(t *testing.T, prev uint64, a seenAssignment) (got []taskStart, missing []string) {
 	t.Helper()
 	hist := d.assignmentsSeen(t)
@@ -281,7 +281,10 @@ func (d *deployment) restartsFor(t *testing.T, prev uint64, a seenAssignment) (g
 			}
 			lines := w.taskStarts(t)
 			if len(start) == 0 {
-				lines = w.taskReleases(t)
+				// Only released tasks; a worker that lost its
+				// membership meanwhile (a NATS fault) started them all
+				// again instead.
+				lines = append(w.taskReleases(t), lines...)
 			}
 			for _, s := range lines {
 				if s.epoch == e {

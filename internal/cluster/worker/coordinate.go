@@ -31,8 +31,6 @@ type coordinator struct {
 	lastGC  time.Time
 	// lastCompleted is the last checkpoint this coordinator completed.
 	lastCompleted uint64
-	// handoversFailed counts the handover checkpoints failed in a row.
-	handoversFailed int
 }
 
 // coordinate acts as coordinator under l until ctx ends or l is lost.
@@ -155,11 +153,7 @@ func (c *coordinator) settleAssignment(ctx context.Context) (*assign.Assignment,
 		return prev, nil
 	}
 	if prev != nil && c.allAlive(*prev) {
-		n, ok := c.handover(ctx, *prev)
-		if !ok {
-			return prev, nil // prev stays; the next settle tries again
-		}
-		if n > restore {
+		if n := c.handover(ctx, *prev); n > restore {
 			restore = n
 			if next, moves, err = assign.Plan(prev, ops, alive, assign.Stamp{Generation: c.l.Generation(), Restore: restore}); err != nil {
 				return prev, err
@@ -191,39 +185,34 @@ func onlyLeaving(before, now, leaving []string) bool {
 	return true
 }
 
-// maxHandoverFailures is how many handover checkpoints may fail in a row
-// before tasks move without one (from the last completed checkpoint, as
-// on a failover): a change must not wait for ever on a pipeline whose
-// checkpoints keep failing.
-const maxHandoverFailures = 3
+// handoverTimeout bounds a handover checkpoint: a planned change must not
+// wait long for it (a normal round takes tens to hundreds of ms), and
+// when it fails the tasks still move, from the last completed checkpoint.
+const handoverTimeout = 10 * time.Second
 
 // handover runs the handover checkpoint of a planned change (a scale, a
-// worker joining; design ../../shared/cluster.md §5.5): a cluster
-// checkpoint under the assignment in force, taken at once, so that the
-// moved tasks restore from it and replay only what arrived since, not up
-// to a checkpoint interval. It returns the checkpoint to restore from and
-// true, or false when it failed and prev must stay (the tasks run on
-// where they are; nothing moved). After maxHandoverFailures failures in a
-// row it gives up the handover and returns 0 and true. Every worker of a
-// is alive: a dead one could not ack (a failover moves its tasks from the
-// last completed checkpoint instead).
-func (c *coordinator) handover(ctx context.Context, a assign.Assignment) (uint64, bool) {
+// worker joining or leaving; design ../../shared/cluster.md §5.5): a
+// cluster checkpoint under the assignment in force, taken at once, so that
+// the moved tasks restore from it and replay only what arrived since, not
+// up to a checkpoint interval. It returns the checkpoint to restore from,
+// or 0 when it failed or took longer than handoverTimeout: the change then
+// goes ahead from the last completed checkpoint, as a failover does,
+// rather than wait (a change that waits for checkpoints that keep failing
+// would never happen). Every worker of a is alive: a dead one could not
+// ack.
+func (c *coordinator) handover(ctx context.Context, a assign.Assignment) uint64 {
 	started := time.Now()
-	err := c.round(ctx, a)
+	hctx, cancel := context.WithTimeout(ctx, min(handoverTimeout, c.w.timeout))
+	defer cancel()
+	err := c.round(hctx, a)
 	c.lastEnd = time.Now()
-	if err == nil {
-		c.handoversFailed = 0
-		c.w.log.Info("handover checkpoint completed", "checkpoint", c.lastCompleted, "assignment", a.Epoch, "duration", time.Since(started))
-		return c.lastCompleted, true
+	if err != nil {
+		c.w.log.Warn("handover checkpoint failed; the tasks move from the last completed checkpoint", "assignment", a.Epoch,
+			"duration", time.Since(started), "error", err)
+		return 0
 	}
-	c.handoversFailed++
-	if c.handoversFailed >= maxHandoverFailures {
-		c.w.log.Warn("handover checkpoints keep failing; moving tasks from the last completed checkpoint", "failures", c.handoversFailed, "error", err)
-		c.handoversFailed = 0
-		return 0, true
-	}
-	c.w.log.Warn("handover checkpoint failed; the assignment stays and the change is retried", "assignment", a.Epoch, "error", err)
-	return 0, false
+	c.w.log.Info("handover checkpoint completed", "checkpoint", c.lastCompleted, "assignment", a.Epoch, "duration", time.Since(started))
+	return c.lastCompleted
 }
 
 // scaled drops the scale request the assignment in force carries out.

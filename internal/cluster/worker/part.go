@@ -82,7 +82,7 @@ func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[st
 	opts.Recovery = engine.RecoveryOptions{}
 	opts.Cluster = &engine.ClusterPart{Tasks: mine, Persist: pt.persist, PublishedThrough: pt.publishedThrough, MarkPublished: pt.markPublished,
 		Gate: func(ctx context.Context) error { return pt.fence.wait(ctx, w.askAssignment) }, Worker: w.id,
-		CacheDir: filepath.Join(w.cfg.DataDir, "cache", "wazero")}
+		CacheDir: w.cacheDir()}
 	if pt.p, err = engine.Open(ctx, cfg, opts); err != nil {
 		_ = os.RemoveAll(cfg.DataDir)
 		return nil, err
@@ -98,6 +98,9 @@ func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[st
 		"startup", time.Since(started), "part", filepath.Base(cfg.DataDir))
 	return pt, nil
 }
+
+// cacheDir is the compilation cache the worker's parts share.
+func (w *worker) cacheDir() string { return filepath.Join(w.cfg.DataDir, "cache", "wazero") }
 
 // partsDir holds the data dirs of a worker's parts; none outlives the
 // worker process (a part always restores from the cluster's checkpoints).

@@ -213,11 +213,25 @@ func start(ctx context.Context, o Options) (*worker, error) {
 		w.close()
 		return nil, err
 	}
+	w.warm(ctx)
 	if err := w.join(ctx); err != nil {
 		w.close()
 		return nil, err
 	}
 	return w, nil
+}
+
+// warm compiles the operators before the worker joins (engine.WarmModules):
+// the tasks a joining worker is given then start without a compile. A
+// module that fails here fails again, with the same error, when its tasks
+// start.
+func (w *worker) warm(ctx context.Context) {
+	started := time.Now()
+	if err := engine.WarmModules(ctx, w.cfg, w.cacheDir(), w.base.Engine); err != nil {
+		w.log.Warn("compiling the operators before joining failed", "error", err)
+		return
+	}
+	w.log.Info("operators compiled", "worker", w.id, "duration", time.Since(started))
 }
 
 // checkpointTimeout bounds a cluster checkpoint: the config's timeout, at
