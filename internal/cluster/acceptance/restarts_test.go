@@ -94,6 +94,9 @@ type taskStart struct {
 	tasks    string // as logged: map[sum:[0 1]]
 	restored uint64 // the cluster checkpoint it restored them from
 	startup  time.Duration
+	// waited is from when the server stored the assignment to the start
+	// (the moved tasks' pause before their replay); 0 when not logged.
+	waited   time.Duration
 	at       time.Time
 	released bool // a "tasks released" line: nothing started
 }
@@ -102,7 +105,8 @@ func (s taskStart) String() string {
 	if s.released {
 		return fmt.Sprintf("%s released %s", s.worker.id, s.tasks)
 	}
-	return fmt.Sprintf("%s %s from checkpoint %d, startup %s", s.worker.id, s.tasks, s.restored, s.startup.Round(time.Millisecond))
+	return fmt.Sprintf("%s %s from checkpoint %d, startup %s, %s after the assignment was stored", s.worker.id, s.tasks, s.restored,
+		s.startup.Round(time.Millisecond), s.waited.Round(time.Millisecond))
 }
 
 // indices are the acceptance operator's task indices of the line.
@@ -156,6 +160,11 @@ func (w *worker) taskStarts(t testing.TB) []taskStart {
 		v, _ := l.field("startup")
 		if s.startup, err = time.ParseDuration(v); err != nil {
 			t.Fatalf("startup of the log line %q: %v", l.raw, err)
+		}
+		if v, ok := l.field("since_assignment"); ok {
+			if s.waited, err = time.ParseDuration(v); err != nil {
+				t.Fatalf("since_assignment of the log line %q: %v", l.raw, err)
+			}
 		}
 		out = append(out, s)
 	}

@@ -3,6 +3,7 @@ package ctlrec
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/assign"
 	"github.com/wasmstream/wasmstream/internal/cluster/lease"
@@ -28,13 +29,21 @@ func WriteAssignment(ctx context.Context, l *lease.Lease, a assign.Assignment) e
 // ReadAssignment reads the assignment through the stream leader;
 // lease.ErrNotFound before the first one.
 func ReadAssignment(ctx context.Context, b *lease.Bucket) (assign.Assignment, error) {
+	a, _, err := ReadAssignmentStored(ctx, b)
+	return a, err
+}
+
+// ReadAssignmentStored is ReadAssignment that also returns when the
+// server stored the assignment: a worker measures from it how long the
+// tasks it moved waited to start.
+func ReadAssignmentStored(ctx context.Context, b *lease.Bucket) (assign.Assignment, time.Time, error) {
 	m, err := b.Get(ctx, assign.Key)
 	if err != nil {
-		return assign.Assignment{}, err
+		return assign.Assignment{}, time.Time{}, err
 	}
 	a, err := assign.Decode(m.Data)
 	if err != nil {
-		return assign.Assignment{}, fmt.Errorf("bucket %s key %s (revision %d): %w", b.Name(), assign.Key, m.Sequence, err)
+		return assign.Assignment{}, time.Time{}, fmt.Errorf("bucket %s key %s (revision %d): %w", b.Name(), assign.Key, m.Sequence, err)
 	}
-	return a, nil
+	return a, m.Time, nil
 }

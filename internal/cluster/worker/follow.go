@@ -27,6 +27,8 @@ type follower struct {
 	waiting *trigger
 	// retryAt delays the restart of a part that failed.
 	retryAt time.Time
+	// stored is when the server stored the assignment last read.
+	stored time.Time
 }
 
 // follow reads the assignment (through the stream leader) every half
@@ -111,13 +113,14 @@ func (f *follower) triggerParts(t trigger) {
 func (f *follower) settle(ctx context.Context) error {
 	f.dropExited()
 	sent := time.Now()
-	a, err := ctlrec.ReadAssignment(ctx, f.w.bucket)
+	a, stored, err := ctlrec.ReadAssignmentStored(ctx, f.w.bucket)
 	if errors.Is(err, lease.ErrNotFound) {
 		return nil // no coordinator decided yet
 	}
 	if err != nil {
 		return err
 	}
+	f.stored = stored
 	applyErr := f.apply(ctx, a, sent.Add(f.w.window))
 	if t := f.waiting; t != nil {
 		epoch, running := f.epoch()
@@ -198,7 +201,7 @@ func (f *follower) apply(ctx context.Context, a assign.Assignment, confirmed tim
 		f.halt()
 		gained = mine
 	}
-	pt, err := f.w.startPart(ctx, a, gained, confirmed)
+	pt, err := f.w.startPart(ctx, a, gained, confirmed, f.stored)
 	if err != nil {
 		f.retryAt = time.Now().Add(2 * time.Second)
 		return err

@@ -65,7 +65,9 @@ type pendingRound struct {
 
 // startPart restores the tasks mine of assignment a from the last
 // completed cluster checkpoint into a new part and starts running them.
-func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[string][]int, confirmed time.Time) (*part, error) {
+// stored is when the server stored a: the log gives the tasks' wait since
+// then, the pause of moved tasks up to their start (their replay follows).
+func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[string][]int, confirmed, stored time.Time) (*part, error) {
 	started := time.Now()
 	cfg := atParallelism(w.cfg, a)
 	w.parts++
@@ -95,7 +97,7 @@ func (w *worker) startPart(ctx context.Context, a assign.Assignment, mine map[st
 		pt.p.Close()
 	}()
 	w.log.Info("tasks started", "worker", w.id, "assignment", a.Epoch, "tasks", mine, "restored_checkpoint", restored,
-		"startup", time.Since(started), "part", filepath.Base(cfg.DataDir))
+		"startup", time.Since(started), "since_assignment", time.Since(stored).Round(time.Millisecond), "part", filepath.Base(cfg.DataDir))
 	return pt, nil
 }
 
