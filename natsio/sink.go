@@ -94,7 +94,10 @@ type Sink struct {
 	err     error         // first failure, sticky
 	closed  bool
 	stats   SinkStats
-	outage  outage // publishes waiting to be sent again
+	// bySubject splits stats by message subject: a pipeline's sinks each
+	// publish to one subject, so this is the per-sink view (sink_subjects.go).
+	bySubject map[string]*SinkStats
+	outage    outage // publishes waiting to be sent again
 }
 
 // NewSink returns a Sink allowing maxPending unacknowledged publishes
@@ -152,6 +155,9 @@ func (s *Sink) Publish(ctx context.Context, m OutMessage) error {
 	s.mu.Lock()
 	s.pending[msg] = struct{}{}
 	s.stats.Published++
+	by := s.subject(msg)
+	by.Published++
+	by.Pending++
 	s.mu.Unlock()
 	if _, err := s.js.PublishMsgAsync(msg); err != nil {
 		s.onError(s.js, msg, err)
@@ -213,8 +219,11 @@ func (s *Sink) onAck(_ jetstream.JetStream, msg *nats.Msg, ack *jetstream.PubAck
 		return
 	}
 	s.stats.Acked++
+	by := s.subject(msg)
+	by.Acked++
 	if ack.Duplicate {
 		s.stats.Duplicates++
+		by.Duplicates++
 	}
 	s.outage.since = time.Time{} // JetStream answers: any outage is over
 }
@@ -234,6 +243,7 @@ func (s *Sink) onError(_ jetstream.JetStream, msg *nats.Msg, err error) {
 // fail counts a settled publish as failed and keeps the first error. Lock held.
 func (s *Sink) fail(msg *nats.Msg, err error) {
 	s.stats.Failed++
+	s.subject(msg).Failed++
 	if s.err == nil {
 		s.err = s.publishError(msg, err)
 	}
@@ -247,6 +257,7 @@ func (s *Sink) settle(msg *nats.Msg) bool {
 		return false
 	}
 	delete(s.pending, msg)
+	s.subject(msg).Pending--
 	<-s.slots
 	if len(s.pending) == 0 && s.idle != nil {
 		close(s.idle)

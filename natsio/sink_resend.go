@@ -190,6 +190,7 @@ func (s *Sink) countResend(msg *nats.Msg) bool {
 		return false
 	}
 	s.stats.Resent++
+	s.subject(msg).Resent++
 	return true
 }
 

@@ -13,6 +13,7 @@ import (
 
 func newBuildCommand() *cobra.Command {
 	var lang, out string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "build [DIR]",
 		Short: "Build the operator project in DIR (default .) into a WebAssembly module",
@@ -31,13 +32,19 @@ It builds DIR/operator.wasm (or --out) with the flags of scripts/build-examples.
                   with the project's asconfig.json
 
 It prints each command, then the module's path and size. A missing compiler or
-library is an error naming the packages to install.`,
+library is an error naming the packages to install.
+
+With --json the commands go to stderr and stdout has {"module", "lang", "size"}: the
+module's path, the language detected (or given) and the size in bytes.`,
 		Example: `  wasmstream build
   wasmstream build payments-total
   wasmstream build --out /tmp/op.wasm`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := scaffold.BuildOptions{Out: out, Progress: cmd.OutOrStdout(), Output: cmd.ErrOrStderr()}
+			if asJSON {
+				o.Progress = cmd.ErrOrStderr() // stdout holds the one JSON document
+			}
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
@@ -54,11 +61,22 @@ library is an error naming the packages to install.`,
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), builtDoc{Module: res.Module, Lang: string(res.Lang), Size: res.Size})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "built %s (%s operator): %s (%d bytes)\n", res.Module, res.Lang.Title(), humanBytes(res.Size), res.Size)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&lang, "lang", "", "the project's language, when DIR holds several: "+scaffold.LangList())
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the module to write (default DIR/operator.wasm)")
+	addJSONFlag(cmd, &asJSON, "the module built")
 	return cmd
+}
+
+// builtDoc is what build --json prints.
+type builtDoc struct {
+	Module string `json:"module"`
+	Lang   string `json:"lang"`
+	Size   int64  `json:"size"`
 }

@@ -13,7 +13,7 @@ import (
 
 func newInitCommand() *cobra.Command {
 	var lang, dir string
-	var force bool
+	var force, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "init --lang go|rust|c|assemblyscript NAME",
 		Short: "Create an operator project: operator, unit tests, pipeline, sample events, Makefile, README and a copy of the SDK",
@@ -25,7 +25,11 @@ the project (wasmstream-sdk/), so the project builds and tests offline.
 
 NAME names the project, its pipeline and its operator: a lower-case letter, then
 lower-case letters, digits, '-' and '_'. A directory that is not empty is refused
-unless --force, which replaces the files init writes and keeps the others.`,
+unless --force, which replaces the files init writes and keeps the others.
+
+With --json: {"name", "lang", "dir", "files", "sdk_dir", "sdk_files", "module"}: "files"
+are the project's own files (paths relative to "dir"), "sdk_files" the number of files of
+the SDK copy in "sdk_dir", "module" the file wasmstream build writes.`,
 		Example: `  wasmstream init --lang go payments-total
   wasmstream init --lang rust payments-total --dir ~/src/payments-total
   cd payments-total && wasmstream build && make test`,
@@ -43,6 +47,9 @@ unless --force, which replaces the files init writes and keeps the others.`,
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), initJSON(o, files))
+			}
 			printCreated(cmd.OutOrStdout(), o, files)
 			return nil
 		},
@@ -50,7 +57,34 @@ unless --force, which replaces the files init writes and keeps the others.`,
 	cmd.Flags().StringVar(&lang, "lang", "go", "the operator's language: "+scaffold.LangList())
 	cmd.Flags().StringVar(&dir, "dir", "", "the project directory (default ./NAME)")
 	cmd.Flags().BoolVar(&force, "force", false, "write into a directory that is not empty, replacing files of the same name")
+	addJSONFlag(cmd, &asJSON, "the project created")
 	return cmd
+}
+
+// initDoc is what init --json prints.
+type initDoc struct {
+	Name     string   `json:"name"`
+	Lang     string   `json:"lang"`
+	Dir      string   `json:"dir"`
+	Files    []string `json:"files"`
+	SDKDir   string   `json:"sdk_dir"`
+	SDKFiles int      `json:"sdk_files"`
+	Module   string   `json:"module"`
+}
+
+// initJSON splits files as printCreated does: the project's own, and
+// the SDK copy counted.
+func initJSON(o scaffold.InitOptions, files []scaffold.File) initDoc {
+	d := initDoc{Name: o.Name, Lang: string(o.Lang), Dir: filepath.Clean(o.Dir), Files: []string{},
+		SDKDir: scaffold.SDKDir, Module: scaffold.ModuleName}
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, scaffold.SDKDir+"/") {
+			d.SDKFiles++
+			continue
+		}
+		d.Files = append(d.Files, f.Path)
+	}
+	return d
 }
 
 // printCreated lists the project's own files and the next commands.

@@ -22,6 +22,7 @@ func runCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	initCompletionCommand(root)
 	cmd, err := root.ExecuteC()
 	if err != nil && cmd == root {
 		// The root runs nothing: what fails there is the command line
@@ -35,10 +36,12 @@ func runCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return row.code
 }
 
-// newCLI is the root command with the exit code table in its help and its
-// command-line errors marked for exit code 2.
+// newCLI is the root command with its shell completions (completion.go),
+// the exit code table in its help and its command-line errors marked for
+// exit code 2.
 func newCLI() *cobra.Command {
 	root := newRootCommand()
+	addCompletions(root)
 	root.Long += "\n\n" + exitCodeTable() + "\nWith --json, a failing command also prints {\"error\", \"code\", \"name\"} on stderr (docs/cli.md)."
 	markUsageErrors(root)
 	return root

@@ -14,6 +14,7 @@ type scaleFlags struct {
 	operator    string
 	parallelism int
 	wait        time.Duration
+	asJSON      bool
 }
 
 func newScaleCommand(g *globalFlags) *cobra.Command {
@@ -29,7 +30,11 @@ reads part of one, a scale-in several). The parallelism stays in force (the file
 parallelism applies only before the first assignment) until the next scale.
 
 Not yet: a handover checkpoint at the change (the moved tasks replay up to one
-checkpoint interval) and pipelines with a transactional sink, which are refused.`,
+checkpoint interval) and pipelines with a transactional sink, which are refused.
+
+With --json: {"operator", "parallelism", "assignment", "tasks": [{"task", "key_groups":
+{"start", "end"}, "worker"}]}: "assignment" is the epoch of the coordinator's new
+assignment, each task's key groups are [start, end).`,
 		Example: `  wasmstream scale pipeline.hcl --operator risk --parallelism 8`,
 		Args:    cobra.ExactArgs(1),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runScale(cmd, g, f, args[0]) },
@@ -37,6 +42,7 @@ checkpoint interval) and pipelines with a transactional sink, which are refused.
 	cmd.Flags().StringVar(&f.operator, "operator", "", "the operator to rescale (required)")
 	cmd.Flags().IntVar(&f.parallelism, "parallelism", 0, "its new number of tasks, 1 to its max_parallelism (required)")
 	cmd.Flags().DurationVar(&f.wait, "wait", 30*time.Second, "how long to wait for the coordinator's new assignment")
+	addJSONFlag(cmd, &f.asJSON, "the new assignment of the operator")
 	_ = cmd.MarkFlagRequired("operator")
 	_ = cmd.MarkFlagRequired("parallelism")
 	return cmd
@@ -52,8 +58,44 @@ func runScale(cmd *cobra.Command, g *globalFlags, f *scaleFlags, path string) er
 	if err != nil {
 		return err
 	}
+	if f.asJSON {
+		return writeJSON(cmd.OutOrStdout(), scaledJSON(a, f.operator, f.parallelism))
+	}
 	fmt.Fprintf(cmd.OutOrStdout(), "operator %s runs %d tasks from assignment %d: %s\n", f.operator, f.parallelism, a.Epoch, placement(a, f.operator))
 	return nil
+}
+
+// scaledDoc is what scale --json prints.
+type scaledDoc struct {
+	Operator    string       `json:"operator"`
+	Parallelism int          `json:"parallelism"`
+	Assignment  uint64       `json:"assignment"`
+	Tasks       []scaledTask `json:"tasks"`
+}
+
+type scaledTask struct {
+	Task      int       `json:"task"`
+	KeyGroups keyGroups `json:"key_groups"`
+	Worker    string    `json:"worker"`
+}
+
+type keyGroups struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// scaledJSON is the operator's tasks in assignment a.
+func scaledJSON(a assign.Assignment, operator string, parallelism int) scaledDoc {
+	d := scaledDoc{Operator: operator, Parallelism: parallelism, Assignment: a.Epoch, Tasks: []scaledTask{}}
+	for _, o := range a.Operators {
+		if o.Name != operator {
+			continue
+		}
+		for i, t := range o.Tasks {
+			d.Tasks = append(d.Tasks, scaledTask{Task: i, KeyGroups: keyGroups{t.Range.Start, t.Range.End}, Worker: t.Worker})
+		}
+	}
+	return d
 }
 
 // placement lists which worker runs each task of operator.

@@ -16,20 +16,45 @@ import (
 var version = "dev"
 
 func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, the commit it was built from, the ABI version and the state format version",
 		Long: `Version prints the version (the one given at build time with
 -ldflags "-X main.version=...", else the module version of go install), the commit
 the binary was built from with its time ("+dirty" when the work tree had changes),
 as the Go toolchain recorded it, and the ABI and state format versions this binary
-speaks.`,
+speaks.
+
+With --json: {"version", "commit", "commit_time", "abi_version", "state_format_version"};
+"commit" and "commit_time" are "" when the build recorded none.`,
 		Args: cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			info, _ := debug.ReadBuildInfo()
-			writeVersion(cmd.OutOrStdout(), buildVersion(version, info))
+			b := buildVersion(version, info)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), versionJSON(b))
+			}
+			writeVersion(cmd.OutOrStdout(), b)
+			return nil
 		},
 	}
+	addJSONFlag(cmd, &asJSON, "the versions")
+	return cmd
+}
+
+// versionDoc is what version --json prints.
+type versionDoc struct {
+	Version            string `json:"version"`
+	Commit             string `json:"commit"`
+	CommitTime         string `json:"commit_time"`
+	ABIVersion         int    `json:"abi_version"`
+	StateFormatVersion int    `json:"state_format_version"`
+}
+
+func versionJSON(b builtFrom) versionDoc {
+	return versionDoc{Version: b.Version, Commit: b.Commit, CommitTime: b.Time,
+		ABIVersion: int(abi.Version), StateFormatVersion: int(state.FormatVersion)}
 }
 
 // builtFrom is what a binary knows of its own build.

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/natsio"
 )
 
 // newDesc describes a metric labelled by the pipeline and labels.
@@ -47,15 +50,20 @@ var (
 	descCkNew       = newDesc("wasmstream_checkpoint_last_new_bytes", "Bytes of the files of the last completed checkpoint that the one before it did not hold.")
 	descCkWritten   = newDesc("wasmstream_checkpoint_new_bytes_total", "Sum of the new bytes of every completed checkpoint.")
 
-	descSinkPublished  = newDesc("wasmstream_sink_published_total", "Messages (outputs and dead letters) handed to NATS.")
-	descSinkAcked      = newDesc("wasmstream_sink_acked_total", "Messages JetStream acknowledged, duplicates included.")
-	descSinkDuplicates = newDesc("wasmstream_sink_duplicates_total", "Messages JetStream acknowledged as already stored (a replay absorbed by the duplicate window).")
-	descSinkFailed     = newDesc("wasmstream_sink_failed_total", "Messages not acknowledged: an error.")
-	descSinkResent     = newDesc("wasmstream_sink_resent_total", "Messages sent again with their ids after a NATS outage.")
-	descSinkPending    = newDesc("wasmstream_sink_pending_messages", "Messages published and not yet acknowledged.")
-	descTxPublished    = newDesc("wasmstream_sink_transactional_published_total", "Outputs of transactional sinks made visible after their checkpoint completed.")
-	descTxEpochLag     = newDesc("wasmstream_sink_transactional_epoch_lag", "Completed checkpoints whose transactional outputs are not visible yet (published after an outage).")
-	descTxResent       = newDesc("wasmstream_sink_transactional_resent_total", "Transactional outputs re-sent one by one because their atomic batch was found already committed.")
+	descSinkPublished    = newDesc("wasmstream_sink_published_total", "Messages (outputs and dead letters) handed to NATS.")
+	descSinkAcked        = newDesc("wasmstream_sink_acked_total", "Messages JetStream acknowledged, duplicates included.")
+	descSinkDuplicates   = newDesc("wasmstream_sink_duplicates_total", "Messages JetStream acknowledged as already stored (a replay absorbed by the duplicate window).")
+	descSinkFailed       = newDesc("wasmstream_sink_failed_total", "Messages not acknowledged: an error.")
+	descSinkResent       = newDesc("wasmstream_sink_resent_total", "Messages sent again with their ids after a NATS outage.")
+	descSinkPending      = newDesc("wasmstream_sink_pending_messages", "Messages published and not yet acknowledged.")
+	descSinkOutPublished = newDesc("wasmstream_sink_outputs_published_total", "Outputs handed to NATS for the sink (its subject).", "sink")
+	descSinkOutAcked     = newDesc("wasmstream_sink_outputs_acked_total", "Outputs of the sink JetStream acknowledged, duplicates included.", "sink")
+	descSinkOutPending   = newDesc("wasmstream_sink_outputs_pending", "Outputs of the sink published and not yet acknowledged.", "sink")
+	descSinkOutResent    = newDesc("wasmstream_sink_outputs_resent_total", "Outputs of the sink sent again with their ids after a NATS outage.", "sink")
+
+	descTxPublished = newDesc("wasmstream_sink_transactional_published_total", "Outputs of transactional sinks made visible after their checkpoint completed.")
+	descTxEpochLag  = newDesc("wasmstream_sink_transactional_epoch_lag", "Completed checkpoints whose transactional outputs are not visible yet (published after an outage).")
+	descTxResent    = newDesc("wasmstream_sink_transactional_resent_total", "Transactional outputs re-sent one by one because their atomic batch was found already committed.")
 
 	descNATSConnected  = newDesc("wasmstream_nats_connected", "1 while the pipeline's NATS connection is up.")
 	descNATSReconnects = newDesc("wasmstream_nats_reconnects_total", "Reconnections of the pipeline's NATS connection.")
@@ -165,10 +173,28 @@ func (p *Pipeline) collectSink(ch chan<- prometheus.Metric) {
 		ch <- counter(descSinkFailed, s.Failed, name)
 		ch <- counter(descSinkResent, s.Resent, name)
 		ch <- gauge(descSinkPending, float64(s.Pending), name)
+		p.collectSinksByName(ch, p.sink.StatsBySubject())
 	}
 	ch <- counter(descTxPublished, p.transactionalPublished.Load(), name)
 	ch <- counter(descTxResent, p.outboxRecommitted.Load(), name)
 	ch <- gauge(descTxEpochLag, float64(p.metrics.epochLag()), name)
+}
+
+// collectSinksByName shows the publisher's counts of each sink's subject,
+// zeros included, under the sink's name. A transactional sink publishes
+// atomic batches past the publisher (only their re-sends one by one go
+// through it), so it is left out: wasmstream_sink_transactional_* count it.
+func (p *Pipeline) collectSinksByName(ch chan<- prometheus.Metric, bySubject map[string]natsio.SinkStats) {
+	for _, sk := range p.cfg.Sinks {
+		if sk.Mode == config.ModeTransactional {
+			continue
+		}
+		s, l := bySubject[sk.Subject], []string{p.cfg.Name, sk.Name}
+		ch <- counter(descSinkOutPublished, s.Published, l...)
+		ch <- counter(descSinkOutAcked, s.Acked, l...)
+		ch <- gauge(descSinkOutPending, float64(s.Pending), l...)
+		ch <- counter(descSinkOutResent, s.Resent, l...)
+	}
 }
 
 func (p *Pipeline) collectNATS(ch chan<- prometheus.Metric) {

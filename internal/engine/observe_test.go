@@ -93,7 +93,7 @@ func TestMetricsOfARun(t *testing.T) {
 	// which a loaded machine can miss for a moment (CI did).
 	families := scrapeUntil(t, obs, func(f metricFamilies) bool {
 		return f.sum("wasmstream_task_records_processed_total", nil) == float64(good) && f.sum("wasmstream_checkpoints_completed_total", nil) >= 1 &&
-			f.sum("wasmstream_pipeline_ready", nil) == 1
+			f.sum("wasmstream_pipeline_ready", nil) == 1 && sinkSettled(f, "sums")
 	})
 	checkRunMetrics(t, families, len(payloads))
 	checkDocumentedMetrics(t, families)
@@ -137,6 +137,7 @@ func checkRunMetrics(t *testing.T, f metricFamilies, read int) {
 	if emitted == 0 || published != emitted+2 { // the outputs and the two dead letters
 		t.Errorf("outputs emitted %v, sink published %v: want every output and the 2 dead letters published", emitted, published)
 	}
+	checkSinkMetrics(t, f, emitted)
 	if n := f.histogramCount("wasmstream_task_batch_duration_seconds"); n == 0 {
 		t.Error("no guest batch observed")
 	}
@@ -146,6 +147,35 @@ func checkRunMetrics(t *testing.T, f metricFamilies, read int) {
 	if f.sum("wasmstream_state_cache_hits_total", nil)+f.sum("wasmstream_state_cache_misses_total", nil) == 0 {
 		t.Error("no state read counted")
 	}
+}
+
+// checkSinkMetrics checks the sink "sums" of the run: every output
+// emitted went to it, was acknowledged and none waits or was sent again;
+// the dead letters are the publisher's, not the sink's.
+func checkSinkMetrics(t *testing.T, f metricFamilies, emitted float64) {
+	t.Helper()
+	sums := map[string]string{"sink": "sums"}
+	for _, c := range []struct {
+		name string
+		want float64
+	}{
+		{"wasmstream_sink_outputs_published_total", emitted},
+		{"wasmstream_sink_outputs_acked_total", emitted},
+		{"wasmstream_sink_outputs_pending", 0},
+		{"wasmstream_sink_outputs_resent_total", 0},
+	} {
+		if got := f.sum(c.name, sums); got != c.want {
+			t.Errorf("%s{sink=\"sums\"} = %v, want %v (the outputs emitted)", c.name, got, c.want)
+		}
+	}
+}
+
+// sinkSettled reports whether every output published to sink is
+// acknowledged: acknowledgements arrive after the records are processed.
+func sinkSettled(f metricFamilies, sink string) bool {
+	l := map[string]string{"sink": sink}
+	return f.sum("wasmstream_sink_outputs_acked_total", l) == f.sum("wasmstream_sink_outputs_published_total", l) &&
+		f.sum("wasmstream_sink_outputs_acked_total", nil) == f.sum("wasmstream_task_outputs_emitted_total", nil)
 }
 
 // documentedMetric is a row of docs/metrics.md's tables:
