@@ -202,11 +202,13 @@ func (p *Pipeline) persistPart(ctx context.Context, m checkpoint.Manifest) (chec
 }
 
 // TriggerID asks for checkpoint id (0: the next; a cluster part's
-// checkpoints are numbered by the cluster coordinator) and waits until it
-// completed or failed.
-func (p *Pipeline) TriggerID(ctx context.Context, id uint64) (TriggerResult, error) {
+// checkpoints are numbered by the cluster coordinator), unaligned whatever
+// the pipeline's mode when unaligned (a cluster's handover checkpoint, so
+// that queued records do not delay it), and waits until it completed or
+// failed.
+func (p *Pipeline) TriggerID(ctx context.Context, id uint64, unaligned bool) (TriggerResult, error) {
 	answer := make(chan TriggerResult, 1)
-	if err := p.coord.AskID(ctx, id, answer, p.stopped); err != nil {
+	if err := p.coord.AskID(ctx, id, unaligned, answer, p.stopped); err != nil {
 		return TriggerResult{}, err
 	}
 	select {

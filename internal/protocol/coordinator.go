@@ -127,7 +127,7 @@ func (c *Coordinator) Step(ev Event) []Action {
 		actions = c.tick()
 	case Trigger:
 		if c.round == nil && !c.stopping && c.takeID(ev.ID) {
-			actions = c.trigger(false)
+			actions = c.trigger(false, ev.Overtaking)
 		}
 	case Stop:
 		actions = c.stop()
@@ -221,7 +221,7 @@ func (c *Coordinator) tick() []Action {
 		}
 	case c.round == nil && !c.stopping && c.cfg.Interval >= 0:
 		if !now.Before(c.dueAt) {
-			return c.trigger(false)
+			return c.trigger(false, false)
 		}
 	}
 	return nil
@@ -233,7 +233,7 @@ func (c *Coordinator) stop() []Action {
 	}
 	c.stopping, c.stopBy = true, c.now().Add(c.cfg.Timeout)
 	if c.round == nil {
-		return c.trigger(true)
+		return c.trigger(true, false)
 	}
 	return nil // the checkpoint in progress finishes first
 }
@@ -251,14 +251,14 @@ func (c *Coordinator) takeID(id uint64) bool {
 	return true
 }
 
-func (c *Coordinator) trigger(final bool) []Action {
+func (c *Coordinator) trigger(final, overtaking bool) []Action {
 	r := &round{id: c.nextID, final: final, started: c.now(), phase: collecting,
 		sources: make([]uint64, c.cfg.Sources), tasks: make([]TaskReport, c.cfg.Tasks),
 		missing: c.cfg.Sources + c.cfg.Tasks, have: make([]bool, c.cfg.Sources+c.cfg.Tasks)}
 	c.nextID++
 	c.round = r
 	c.dueAt = r.started.Add(c.cfg.Interval)
-	actions := []Action{InjectBarriers{ID: r.id, Final: final, Overtaking: c.cfg.Mode == Unaligned && !final}}
+	actions := []Action{InjectBarriers{ID: r.id, Final: final, Overtaking: (c.cfg.Mode == Unaligned || overtaking) && !final}}
 	if r.missing == 0 {
 		actions = append(actions, c.collected()...)
 	}
@@ -391,7 +391,7 @@ func (c *Coordinator) endRound() []Action {
 		c.done = true
 		return []Action{Stopped{ID: id}}
 	case c.stopping:
-		return c.trigger(true)
+		return c.trigger(true, false)
 	}
 	return nil
 }

@@ -24,6 +24,11 @@ type Trigger struct {
 	// chooses the ids of its workers' checkpoints. Ids only grow, so a
 	// trigger whose ID is below the next id is stale and ignored.
 	ID uint64
+	// Overtaking makes this checkpoint unaligned whatever the mode: its
+	// barriers overtake queued records and each task snapshots at the
+	// first one. A cluster's handover checkpoint asks for it, so that a
+	// backlog in the tasks' queues does not delay the move of tasks.
+	Overtaking bool
 }
 
 // Stop asks for the final checkpoint: the one in progress finishes, then

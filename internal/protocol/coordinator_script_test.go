@@ -68,7 +68,7 @@ func coordinatorEvent(t *testing.T, d *datadriven.TestData, clock *ManualClock) 
 		advance(t, d, clock)
 		return Tick{}
 	case "trigger":
-		return Trigger{ID: argUint(t, d, "id")}
+		return Trigger{ID: argUint(t, d, "id"), Overtaking: d.HasArg("overtaking")}
 	case "stop":
 		return Stop{}
 	case "source":

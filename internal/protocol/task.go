@@ -213,7 +213,9 @@ func (t *Task) begin(id uint64) {
 func (t *Task) arrive(actions []TaskAction, b Barrier) []TaskAction {
 	t.arrived[b.Input], t.barrierAt[b.Input], t.overtook[b.Input] = true, b.Position, b.Overtaking
 	t.waiting--
-	if t.cfg.Mode == Unaligned && !t.snapshotted {
+	// An overtaking barrier in aligned mode is a checkpoint asked to be
+	// unaligned (Trigger.Overtaking): it snapshots at once too.
+	if (t.cfg.Mode == Unaligned || b.Overtaking) && !t.snapshotted {
 		actions = t.snapshot(actions)
 	}
 	if t.waiting > 0 {

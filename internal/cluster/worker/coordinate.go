@@ -71,7 +71,7 @@ func (w *worker) coordinate(ctx context.Context, l *lease.Lease) error {
 		if a == nil || time.Since(c.lastEnd) < c.interval() || !c.allAlive(*a) {
 			continue
 		}
-		err = c.round(ctx, *a)
+		err = c.round(ctx, *a, false)
 		c.lastEnd = time.Now()
 		if errors.Is(err, lease.ErrLost) {
 			return err
@@ -204,7 +204,7 @@ func (c *coordinator) handover(ctx context.Context, a assign.Assignment) uint64 
 	started := time.Now()
 	hctx, cancel := context.WithTimeout(ctx, min(handoverTimeout, c.w.timeout))
 	defer cancel()
-	err := c.round(hctx, a)
+	err := c.round(hctx, a, true)
 	c.lastEnd = time.Now()
 	if err != nil {
 		c.w.log.Warn("handover checkpoint failed; the tasks move from the last completed checkpoint", "assignment", a.Epoch,

@@ -19,14 +19,17 @@ import (
 // claim N (fenced), broadcast the trigger, collect one ack from every
 // worker with tasks, write the global manifest and then the fenced
 // completion record, the commit point, and broadcast the outcome.
-func (c *coordinator) round(ctx context.Context, a assign.Assignment) error {
+//
+// A handover round (handover) asks the workers for an unaligned
+// checkpoint: barriers overtake what the tasks have queued.
+func (c *coordinator) round(ctx context.Context, a assign.Assignment, handover bool) error {
 	started := time.Now()
 	p, err := ctlrec.Claim(ctx, c.w.bucket, c.l, a.Epoch, false)
 	if err != nil {
 		return err
 	}
 	n := p.Checkpoint
-	err = c.collectAndComplete(ctx, a, p, started)
+	err = c.collectAndComplete(ctx, a, p, started, handover)
 	if err != nil {
 		c.announce(outcome{Checkpoint: n, Error: err.Error()})
 		return fmt.Errorf("checkpoint %d: %w", n, err)
@@ -36,9 +39,9 @@ func (c *coordinator) round(ctx context.Context, a assign.Assignment) error {
 	return nil
 }
 
-func (c *coordinator) collectAndComplete(ctx context.Context, a assign.Assignment, p ctlrec.Pending, started time.Time) error {
+func (c *coordinator) collectAndComplete(ctx context.Context, a assign.Assignment, p ctlrec.Pending, started time.Time, handover bool) error {
 	c.drainAcks()
-	t := trigger{Checkpoint: p.Checkpoint, Generation: p.Generation, Assignment: p.Assignment}
+	t := trigger{Checkpoint: p.Checkpoint, Generation: p.Generation, Assignment: p.Assignment, Handover: handover}
 	if err := c.w.conn.NC.Publish(c.w.subj.trigger, mustJSON(t)); err != nil {
 		return fmt.Errorf("broadcast the trigger: %w", err)
 	}

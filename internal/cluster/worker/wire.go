@@ -22,6 +22,9 @@ type trigger struct {
 	Checkpoint uint64 `json:"checkpoint"`
 	Generation uint64 `json:"generation"`
 	Assignment uint64 `json:"assignment"`
+	// Handover: the checkpoint a planned change moves tasks from, taken
+	// unaligned so that the tasks' queued records do not delay it.
+	Handover bool `json:"handover,omitempty"`
 }
 
 // decline tells the coordinator that a worker with tasks in the trigger's

@@ -104,8 +104,11 @@ type Driver struct {
 // it starts or joins. ID, when not 0, numbers the checkpoint
 // (protocol.Trigger); a stale one is answered at once with an error.
 type Demand struct {
-	ID     uint64
-	Answer chan<- TriggerResult
+	ID uint64
+	// Unaligned asks for an unaligned checkpoint whatever the mode
+	// (protocol.Trigger.Overtaking).
+	Unaligned bool
+	Answer    chan<- TriggerResult
 }
 
 // New returns a driver with no checkpoint in progress.
@@ -142,13 +145,14 @@ func (d *Driver) Wait(answer chan<- TriggerResult) { d.waiters = append(d.waiter
 // Ask queues an on-demand trigger from any goroutine; the loop takes it
 // from Demands and hands it to Demanded.
 func (d *Driver) Ask(ctx context.Context, answer chan<- TriggerResult, stopped <-chan struct{}) error {
-	return d.AskID(ctx, 0, answer, stopped)
+	return d.AskID(ctx, 0, false, answer, stopped)
 }
 
-// AskID is Ask for a checkpoint numbered id (0: the next).
-func (d *Driver) AskID(ctx context.Context, id uint64, answer chan<- TriggerResult, stopped <-chan struct{}) error {
+// AskID is Ask for a checkpoint numbered id (0: the next), unaligned
+// whatever the mode when unaligned.
+func (d *Driver) AskID(ctx context.Context, id uint64, unaligned bool, answer chan<- TriggerResult, stopped <-chan struct{}) error {
 	select {
-	case d.demand <- Demand{ID: id, Answer: answer}:
+	case d.demand <- Demand{ID: id, Unaligned: unaligned, Answer: answer}:
 		return nil
 	case <-stopped:
 		return errors.New("the pipeline has stopped")
@@ -169,7 +173,7 @@ func (d *Driver) Demanded(dm Demand) protocol.Event {
 		return nil
 	}
 	d.Wait(dm.Answer)
-	return protocol.Trigger{ID: dm.ID}
+	return protocol.Trigger{ID: dm.ID, Overtaking: dm.Unaligned}
 }
 
 // Step feeds the core one event and performs what follows, until the core
