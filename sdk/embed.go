@@ -25,7 +25,8 @@ import "embed"
 //go:embed rust/Cargo.toml rust/src/*.rs rust/src/hostcall/*.rs rust/src/json/*.rs
 //go:embed rust/src/testing/mod.rs rust/src/testing/fake_host.rs
 //go:embed c/wasmstream.h c/wasmstream.c c/wasmstream_json.h c/wasmstream_json.c
+//go:embed c/testing/wasmstream_testing.h c/testing/wasmstream_testing.c
 //go:embed assemblyscript/package.json assemblyscript/asconfig.json assemblyscript/index.ts
 //go:embed assemblyscript/exports.ts assemblyscript/json.ts assemblyscript/assembly/*.ts
-//go:embed assemblyscript/assembly/tsconfig.json assemblyscript/test/fakehost.mjs
+//go:embed assemblyscript/assembly/tsconfig.json assemblyscript/test/fakehost.mjs assemblyscript/testing.mjs
 var Sources embed.FS

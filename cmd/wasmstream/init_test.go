@@ -221,7 +221,7 @@ func TestInitCommandPrintsTheNextSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`created C operator "pay" in ` + dir, "  src/operator.c\n", "  wasmstream-sdk/ (the C SDK, 4 files)", "cd " + dir, "wasmstream build"} {
+	for _, want := range []string{`created C operator "pay" in ` + dir, "  src/operator.c\n", "  wasmstream-sdk/ (the C SDK, 6 files)", "cd " + dir, "wasmstream build"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("init printed no %q:\n%s", want, out)
 		}

@@ -14,8 +14,8 @@ import (
 var projectFiles = map[Lang][]string{
 	Go:             {"go.mod", "main.go", "operator.go", "operator_test.go", SDKDir + "/go.mod", SDKDir + "/abi/codes.go", SDKDir + "/sdk/go/operator.go", SDKDir + "/sdk/go/sdktest/harness.go"},
 	Rust:           {"Cargo.toml", "Cargo.lock", ".cargo/config.toml", "src/lib.rs", "src/tests.rs", SDKDir + "/Cargo.toml", SDKDir + "/src/lib.rs", SDKDir + "/src/testing/mod.rs"},
-	C:              {"src/operator.c", "testdata/cases.jsonl", "testdata/want.jsonl", SDKDir + "/wasmstream.h", SDKDir + "/wasmstream_json.c"},
-	AssemblyScript: {"package.json", "package-lock.json", "asconfig.json", "assembly/index.ts", "assembly/operator.ts", "test/operator.test.mjs", SDKDir + "/index.ts", SDKDir + "/test/fakehost.mjs"},
+	C:              {"src/operator.c", "test/operator_test.c", "testdata/cases.jsonl", "testdata/want.jsonl", SDKDir + "/wasmstream.h", SDKDir + "/wasmstream_json.c", SDKDir + "/testing/wasmstream_testing.c"},
+	AssemblyScript: {"package.json", "package-lock.json", "asconfig.json", "assembly/index.ts", "assembly/operator.ts", "test/operator.test.mjs", SDKDir + "/index.ts", SDKDir + "/test/fakehost.mjs", SDKDir + "/testing.mjs"},
 }
 
 func TestFilesOfEveryLanguage(t *testing.T) {

@@ -27,11 +27,12 @@ var sdkSourceRules = map[string]func(rel string) bool{
 		return rel == "Cargo.toml" || strings.HasPrefix(rel, "src/") && strings.HasSuffix(rel, ".rs") && path.Base(rel) != "tests.rs"
 	},
 	"c": func(rel string) bool {
-		return path.Dir(rel) == "." && (strings.HasSuffix(rel, ".c") || strings.HasSuffix(rel, ".h"))
+		dir := path.Dir(rel)
+		return (dir == "." || dir == "testing") && (strings.HasSuffix(rel, ".c") || strings.HasSuffix(rel, ".h"))
 	},
 	"assemblyscript": func(rel string) bool {
 		switch {
-		case rel == "package.json", rel == "asconfig.json", rel == "test/fakehost.mjs":
+		case rel == "package.json", rel == "asconfig.json", rel == "test/fakehost.mjs", rel == "testing.mjs":
 			return true
 		case path.Dir(rel) == "." && strings.HasSuffix(rel, ".ts"):
 			return true

@@ -16,7 +16,15 @@
 
 /* ------------------------------------------------------------- imports */
 
+#ifdef __wasm__
 #define WS_IMPORT(fn) __attribute__((import_module("wasmstream"), import_name(fn)))
+#define WS_EXPORT(fn) __attribute__((export_name(fn)))
+#else
+/* A native build (the test harness, testing/wasmstream_testing.c) links
+ * the host functions from the harness and calls the exports directly. */
+#define WS_IMPORT(fn)
+#define WS_EXPORT(fn)
+#endif
 
 WS_IMPORT("record_next") int32_t ws_host_record_next(void);
 WS_IMPORT("state_get")
@@ -354,7 +362,9 @@ static void free_declarations(void) {
 /* bad_declaration records why a declaration is refused and returns WS_BAD_ARGUMENT. */
 static int bad_declaration(const char *name, const char *why) {
     ws_set_error(WS_BAD_ARGUMENT, "declare state \"%s\": %s", name, why);
-    if (in_init && declare_error[0] == 0) snprintf(declare_error, sizeof declare_error, "%s", last_error);
+    /* The precision bounds the copy: declare_error is shorter than last_error. */
+    if (in_init && declare_error[0] == 0)
+        snprintf(declare_error, sizeof declare_error, "%.*s", (int)sizeof declare_error - 1, last_error);
     return WS_BAD_ARGUMENT;
 }
 
@@ -417,7 +427,8 @@ int ws_declare_state(const char *name, ws_state_options opts) {
     declaration *d = find_declaration(name, n);
     if (d == NULL && (d = new_declaration(name, n)) == NULL) {
         ws_set_error(WS_NO_MEMORY, "declare state \"%s\": no memory", name);
-        if (declare_error[0] == 0) snprintf(declare_error, sizeof declare_error, "%s", last_error);
+        if (declare_error[0] == 0)
+            snprintf(declare_error, sizeof declare_error, "%.*s", (int)sizeof declare_error - 1, last_error);
         return WS_NO_MEMORY;
     }
     /* The host checks the version: its refusal names the state (send_declarations). */
@@ -588,7 +599,7 @@ static uint8_t *alloc_buf;
 static size_t alloc_cap;
 #define ALLOC_MIN (64 * 1024)
 
-__attribute__((export_name("ws_alloc"))) uint8_t *ws_export_alloc(uint32_t size) {
+WS_EXPORT("ws_alloc") uint8_t *ws_export_alloc(uint32_t size) {
     if (alloc_buf == NULL || size > alloc_cap) {
         size_t want = size > ALLOC_MIN ? size : ALLOC_MIN;
         if (want < 2 * alloc_cap) want = 2 * alloc_cap; /* slowly growing batches */
@@ -610,7 +621,7 @@ static int in_alloc_buf(const uint8_t *p, uint32_t n) {
 
 /* --------------------------------------------------- ws_init, ws_process */
 
-__attribute__((export_name("ws_abi_version"))) int32_t ws_export_abi_version(void) {
+WS_EXPORT("ws_abi_version") int32_t ws_export_abi_version(void) {
     return WS_ABI_VERSION;
 }
 
@@ -638,7 +649,7 @@ static void log_failure(const char *what, const char *outcome, int rc) {
                 ws_code_name(rc), outcome);
 }
 
-__attribute__((export_name("ws_init"))) int32_t ws_export_init(const uint8_t *cfg, uint32_t len) {
+WS_EXPORT("ws_init") int32_t ws_export_init(const uint8_t *cfg, uint32_t len) {
     if (len > 0 && !in_alloc_buf(cfg, len))
         return internal_error("ws_init: config bytes lie outside the buffer from ws_alloc");
     last_error[0] = 0;
@@ -705,9 +716,8 @@ static const char *describe_state(const uint8_t *name, uint32_t name_len, int ba
     return text;
 }
 
-__attribute__((export_name("ws_migrate"))) int64_t ws_export_migrate(const uint8_t *name, uint32_t name_len,
-                                                                     int32_t from_version, const uint8_t *val,
-                                                                     uint32_t val_len) {
+WS_EXPORT("ws_migrate") int64_t ws_export_migrate(const uint8_t *name, uint32_t name_len, int32_t from_version,
+                                                  const uint8_t *val, uint32_t val_len) {
     if (!ready) return internal_error("ws_migrate called before a successful ws_init");
     if (!in_alloc_buf(name, name_len) || !in_alloc_buf(val, val_len))
         return internal_error("ws_migrate: the name or the value lies outside the buffer from ws_alloc");
@@ -759,7 +769,7 @@ static int32_t process_one(const ws_record *r) {
     return rc == WS_GUEST_INTERNAL ? WS_GUEST_INTERNAL : WS_GUEST_RECORD;
 }
 
-__attribute__((export_name("ws_process"))) int32_t ws_export_process(const uint8_t *batch, uint32_t len) {
+WS_EXPORT("ws_process") int32_t ws_export_process(const uint8_t *batch, uint32_t len) {
     static char msg[128];
     if (!ready) return internal_error("ws_process called before a successful ws_init");
     if (!in_alloc_buf(batch, len) || len < 4)

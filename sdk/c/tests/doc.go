@@ -7,5 +7,7 @@
 // The tests compile C guests with clang-19 and run them in the real host
 // (package host) with Pebble-backed state (package state). Without
 // clang-19 they skip, or fail when the environment variable CI is set;
-// scripts/build-c.sh installs the toolchain.
+// scripts/build-c.sh installs the toolchain. The tests of the native
+// harness (../testing/wasmstream_testing.h) build testdata/native/ with the
+// host's C compiler (cc, or CC_HOST) instead.
 package tests
