@@ -197,9 +197,44 @@ func withMsgID(h nats.Header, id string) nats.Header {
 	return h
 }
 
-// isBatchHeader reports a header of JetStream's atomic batch protocol.
+// batchHeaderPrefix starts the names of JetStream's atomic batch headers.
+const batchHeaderPrefix = "Nats-Batch-"
+
+// isBatchHeader reports a header of JetStream's atomic batch protocol: one
+// whose canonical form starts with batchHeaderPrefix. It runs for every
+// header of every output (twice), so it canonicalizes only a name that
+// can match: canonicalization changes nothing but the case of ASCII
+// letters, so a name whose start differs from the prefix other than in
+// ASCII case never matches, and one that starts with the prefix exactly
+// always does.
 func isBatchHeader(name string) bool {
-	return strings.HasPrefix(http.CanonicalHeaderKey(name), "Nats-Batch-")
+	const n = len(batchHeaderPrefix)
+	if len(name) < n || !asciiEqualFold(name[:n], batchHeaderPrefix) {
+		return false
+	}
+	return name[:n] == batchHeaderPrefix || strings.HasPrefix(http.CanonicalHeaderKey(name), batchHeaderPrefix)
+}
+
+// asciiEqualFold reports whether a and b are equal ignoring the case of
+// ASCII letters only (strings.EqualFold also folds runes such as U+017F,
+// which canonicalization leaves alone).
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lowerASCII(a[i]) != lowerASCII(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
 }
 
 func hasBatchHeader(h nats.Header) bool {
