@@ -21,15 +21,7 @@ import (
 func TestReleasedTasksStopWhileTheOthersGoOn(t *testing.T) {
 	s := newSumSetup(t, 4)
 	cfg := s.load(t)
-	persist := func(context.Context, checkpoint.Manifest, *pebble.DB) error { return nil }
-	opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: map[string][]int{"sum": {0, 1, 2, 3}}, Persist: persist}})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p, err := Open(ctx, cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, ctx := openPart(t, cfg, []int{0, 1, 2, 3})
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- p.Run(runCtx) }()
@@ -65,15 +57,7 @@ func TestReleaseTasksRefusals(t *testing.T) {
 	s := newSumSetup(t, 2)
 	s.sinkMode = config.ModeTransactional
 	cfg := s.load(t)
-	persist := func(context.Context, checkpoint.Manifest, *pebble.DB) error { return nil }
-	opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: map[string][]int{"sum": {1}}, Persist: persist}})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p, err := Open(ctx, cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, _ := openPart(t, cfg, []int{1})
 	if err := p.ReleaseTasks(map[string][]int{"sum": {1}}); !errors.Is(err, ErrReleaseTransactional) {
 		t.Errorf("release with a transactional sink: %v, want ErrReleaseTransactional", err)
 	}
@@ -83,6 +67,23 @@ func TestReleaseTasksRefusals(t *testing.T) {
 	if !p.operators[0].runsTask(1) {
 		t.Error("a refused release released the task")
 	}
+}
+
+// openPart opens cfg as a cluster part running the tasks of operator sum,
+// with a Persist that keeps nothing; the test's cleanup closes it. The
+// context bounds the test.
+func openPart(t *testing.T, cfg *config.Pipeline, tasks []int) (*Pipeline, context.Context) {
+	t.Helper()
+	persist := func(context.Context, checkpoint.Manifest, *pebble.DB) error { return nil }
+	opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: map[string][]int{"sum": tasks}, Persist: persist}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	p, err := Open(ctx, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p, ctx
 }
 
 // recordsOfTasks returns the records of recs whose keys the tasks of the
