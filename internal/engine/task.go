@@ -94,6 +94,7 @@ func (t *task) next(ctx context.Context) (taskItem, bool, error) {
 		if err := t.applyCancel(ctx); err != nil {
 			return taskItem{}, false, err
 		}
+		t.answerWaitingQueries()
 		timeout, stopTimer := t.timeout()
 		select {
 		case item := <-t.prio:

@@ -34,7 +34,8 @@ type Backend struct {
 	time     timeSource
 
 	cache map[string]*entry
-	last  *entry // entry of the previous lookup: a Put after a Get skips the map
+	names cachedNames // names of the cache's entries, for ReadKey
+	last  *entry      // entry of the previous lookup: a Put after a Get skips the map
 	dirty dirtySet
 	spill *pebble.Batch // dirty entries evicted since the last flush; nil when none
 	// spillExpiry: the spill holds a value with an expiry, so FlushTo must
@@ -293,6 +294,7 @@ func (b *Backend) insert(present bool, value []byte) *entry {
 		b.evict()
 	}
 	b.cache[e.key] = e
+	b.names.note(groupKeyName(b.keyBuf))
 	b.last = e
 	return e
 }

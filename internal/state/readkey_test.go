@@ -10,7 +10,13 @@ import (
 // readKey returns ReadKey's entries as name -> value.
 func readKey(t *testing.T, b *Backend, key string) map[string]string {
 	t.Helper()
-	entries, err := b.ReadKey([]byte(key))
+	return readKeyState(t, b, key, "")
+}
+
+// readKeyState is readKey for the entries of state want only.
+func readKeyState(t *testing.T, b *Backend, key, want string) map[string]string {
+	t.Helper()
+	entries, err := b.ReadKey([]byte(key), want)
 	if err != nil {
 		t.Fatalf("ReadKey(%q): %v", key, err)
 	}
@@ -88,11 +94,11 @@ func TestReadKeyRefusesInsideABatchAndOtherTasksKeys(t *testing.T) {
 			other = k
 		}
 	}
-	if _, err := b.ReadKey([]byte(other)); !errors.Is(err, ErrKeyOutOfRange) {
+	if _, err := b.ReadKey([]byte(other), ""); !errors.Is(err, ErrKeyOutOfRange) {
 		t.Errorf("ReadKey of another task's key: %v, want ErrKeyOutOfRange", err)
 	}
 	b.BeginBatch()
-	if _, err := b.ReadKey([]byte(own)); !errors.Is(err, ErrInBatch) {
+	if _, err := b.ReadKey([]byte(own), ""); !errors.Is(err, ErrInBatch) {
 		t.Errorf("ReadKey inside a batch: %v, want ErrInBatch", err)
 	}
 	b.CommitBatch()

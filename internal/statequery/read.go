@@ -64,14 +64,9 @@ func Scan(st *state.Store, operator string, maxParallelism int, prefix []byte, l
 	return out, nil
 }
 
-// NameMatches reports whether stored name n is state want: the state
-// itself, or an entry of the map state want. An empty want matches all.
-func NameMatches(n []byte, want string) bool {
-	if want == "" || string(n) == want {
-		return true
-	}
-	return len(n) > len(want) && string(n[:len(want)]) == want && n[len(want)] == 0
-}
+// NameMatches reports whether entry name n belongs to the state want
+// (state.NameMatches).
+func NameMatches(n []byte, want string) bool { return state.NameMatches(n, want) }
 
 // entryOf copies what a scan lends: the callback's slices are reused.
 func entryOf(kg int, name, key []byte, v state.Value) Entry {
