@@ -25,6 +25,11 @@ const (
 	// than per message, because a timer per publish costs a large share of
 	// the publish rate.
 	SinkAckTimeout = 30 * time.Second
+	// DefaultStallResend is how long Flush waits, connected, without any
+	// acknowledgement before it sends every pending publish again
+	// (sink_stall.go): longer than a busy server's answers take, shorter
+	// than the outage budget.
+	DefaultStallResend = 5 * time.Second
 )
 
 // OutMessage is one message for a Sink.
@@ -47,6 +52,7 @@ type SinkStats struct {
 	Duplicates uint64 // acknowledged as already stored (PubAck.Duplicate)
 	Failed     uint64 // not acknowledged: an error
 	Resent     uint64 // sent again after an outage (sink_resend.go)
+	Unstuck    uint64 // times the pending publishes were sent again for want of any answer (sink_stall.go)
 	Pending    int    // published, neither acknowledged nor failed yet
 }
 
@@ -66,6 +72,10 @@ type SinkOptions struct {
 	// here: what an outage failed must not go out again once the part's
 	// tasks may belong to another worker (a partition, a lost lease).
 	BeforeResend func(ctx context.Context) error
+	// StallResend is how long Flush waits, connected, without any
+	// acknowledgement before it sends the pending publishes again
+	// (DefaultStallResend if 0; negative: never).
+	StallResend time.Duration
 }
 
 // Sink publishes asynchronously and accounts for every acknowledgement.
@@ -82,6 +92,7 @@ type Sink struct {
 	conn       *Conn         // for its state and its server's URL
 	slots      chan struct{} // one token per pending publish: backpressure
 	ackTimeout time.Duration
+	stall      time.Duration // SinkOptions.StallResend
 	budget     time.Duration // outage budget; <= 0: no resends
 	wake       chan struct{} // tells the resender that retries are queued
 	done       chan struct{} // closed by Close: the resender ends
@@ -98,6 +109,9 @@ type Sink struct {
 	// publish to one subject, so this is the per-sink view (sink_subjects.go).
 	bySubject map[string]*SinkStats
 	outage    outage // publishes waiting to be sent again
+	// unsticking: resendStalled is failing the pending publishes so that
+	// they are sent again (sink_stall.go).
+	unsticking bool
 }
 
 // NewSink returns a Sink allowing maxPending unacknowledged publishes
@@ -116,10 +130,14 @@ func (c *Conn) NewSinkWith(o SinkOptions) *Sink {
 	if o.OutageBudget == 0 {
 		o.OutageBudget = DefaultOutageBudget
 	}
+	if o.StallResend == 0 {
+		o.StallResend = DefaultStallResend
+	}
 	s := &Sink{
 		conn:         c,
 		slots:        make(chan struct{}, maxPending),
 		ackTimeout:   SinkAckTimeout,
+		stall:        o.StallResend,
 		budget:       o.OutageBudget,
 		wake:         make(chan struct{}, 1),
 		done:         make(chan struct{}),
@@ -268,6 +286,9 @@ func (s *Sink) onAck(_ jetstream.JetStream, msg *nats.Msg, ack *jetstream.PubAck
 func (s *Sink) onError(_ jetstream.JetStream, msg *nats.Msg, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.unsticking && errors.Is(err, jetstream.ErrJetStreamPublisherClosed) {
+		err = errStalled
+	}
 	if _, ok := s.pending[msg]; !ok || s.retryLater(msg, err) {
 		return
 	}
@@ -365,12 +386,19 @@ func (s *Sink) waitIdle(ctx context.Context, idle <-chan struct{}, settled uint6
 	defer timer.Stop()
 	tick := time.NewTicker(resendPause)
 	defer tick.Stop()
+	stalled := s.stallTimer()
+	defer stalled.Stop()
 	for {
 		select {
 		case <-idle:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-stalled.C:
+			if s.resendStalled(settled) {
+				return nil
+			}
+			stalled.Reset(s.stall)
 		case <-tick.C:
 			if !s.conn.NC.IsConnected() && s.failIfStalled(started, settled, nats.ErrDisconnected) {
 				return nil

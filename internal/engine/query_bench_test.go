@@ -122,6 +122,7 @@ func reportQueries(b *testing.B, q *querier) {
 // next one.
 type querier struct {
 	conn        *natsio.Conn
+	paused      atomic.Bool // sends nothing while set (BenchmarkLiveQueryWindows)
 	quit, done  chan struct{}
 	sent, found atomic.Int64
 	notFound    atomic.Int64 // the answer came: the key has no state yet
@@ -155,7 +156,11 @@ func (q *querier) loop(pipeline string, perSecond int) {
 		}
 		// A ticker drops ticks when this goroutine waits for a CPU: catch
 		// up by the clock, so that the rate holds on a loaded machine.
-		for due := int(time.Since(start).Seconds() * float64(perSecond)); i < due; i++ {
+		due := int(time.Since(start).Seconds() * float64(perSecond))
+		if q.paused.Load() {
+			i = due
+		}
+		for ; i < due; i++ {
 			req := statequery.Request{Operator: "risk", Key: fmt.Sprintf("acct-%05d", i%queriedAccounts), State: "total"}
 			q.sent.Add(1)
 			q.inFlight.Add(1)
@@ -293,5 +298,55 @@ func answerQueryOnce(b *testing.B, entries int) {
 		if a := <-q.reply; a.err != nil || len(a.entries) != 1 {
 			b.Fatalf("answer: %v, %d entries, want acct-00042's total", a.err, len(a.entries))
 		}
+	}
+}
+
+// BenchmarkLiveQueryCPU is what one live query costs in CPU, end to end in
+// one process: the querier's request, the embedded server's routing both
+// ways, the pipeline's decoding, hand-over to the task, ReadKey and
+// answer. The pipeline has loaded the state of 10,000 accounts and is idle,
+// so nothing else uses the CPU meanwhile but its checkpoints every second
+// (counted in). At 100 queries/s the queries take 100 × this per second,
+// reported as share-of-one-core-at-100/s: a bound on the throughput they
+// cost a CPU-bound pipeline even if it could use only one core, which the
+// machine's load does not disturb the way it disturbs records/s
+// (BenchmarkLiveQueryOverhead).
+func BenchmarkLiveQueryCPU(b *testing.B) {
+	wasm := testutil.GoGuest(b, paymentRiskPkg)
+	cfg := paymentRiskBenchConfig(b, wasm)
+	ctx := context.Background()
+	p, err := Open(ctx, cfg, Options{Logger: hclog.NewNullLogger(), Checkpoint: CheckpointOptions{Interval: time.Second}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	const loaded = 2 * benchAccounts
+	publishPayments(b, p, loaded)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx) }()
+	for p.Stats().Processed < loaded {
+		time.Sleep(5 * time.Millisecond)
+	}
+	conn, err := ConnectClient(ctx, cfg, hclog.NewNullLogger(), AsControl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	b.ResetTimer()
+	cpuBefore := processCPU(b)
+	for i := 0; b.Loop(); i++ {
+		req := statequery.Request{Operator: "risk", Key: fmt.Sprintf("acct-%05d", i%queriedAccounts), State: "total"}
+		if _, _, err := statequery.Live(conn.NC, cfg.Name, req, queryTimeout); err != nil {
+			b.Fatalf("query %d: %v", i, err)
+		}
+	}
+	perQuery := float64(processCPU(b)-cpuBefore) / float64(b.N)
+	b.StopTimer()
+	b.ReportMetric(perQuery, "cpu-ns/query")
+	b.ReportMetric(100*perQuery/float64(time.Second), "share-of-one-core-at-100/s")
+	stop()
+	if err := <-done; err != nil {
+		b.Fatal(err)
 	}
 }

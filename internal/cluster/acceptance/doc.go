@@ -50,6 +50,12 @@
 //     of the node leading the control bucket, the state Object Store and
 //     the source stream, each during a change of the workers or the
 //     parallelism, and a node SIGSTOPped for 20 s;
+//   - TestNemesis (CLUSTER_LONG=1 only; scripts/nemesis.sh): 24 faults
+//     drawn at random from all of the above (SIGKILL of a worker and of
+//     the coordinator's worker, SIGSTOP of a worker past its lease, SIGKILL
+//     of the node leading the control, state, source or output stream,
+//     SIGSTOP of a node for 12 s, a live rescale, a worker leaving and
+//     another joining), one per chunk of records while it is published;
 //   - TestUnchangedCheckpointUploadsLittle: a checkpoint of unchanged state
 //     uploads under 5 % of a full one;
 //   - TestRescaleWhilePublishing: `wasmstream scale` to 8 tasks, a 3rd

@@ -1,0 +1,52 @@
+package natsio
+
+import (
+	"fmt"
+	"time"
+)
+
+// Unsticking lost acknowledgements. A publish can lose its answer while
+// the connection stays up: the stream's leader died after its node took
+// the message, and the new leader never saw it (an election takes 4–10 s).
+// No error ever comes for it, so the outage resends do not see it, and
+// nats.go would wait for its answer forever. When Flush has seen no
+// acknowledgement for SinkOptions.StallResend while connected, the Sink
+// drops nats.go's waiting answers (CleanupPublisher, which fails each
+// pending publish) and sends the very same messages again through the
+// outage resends: the stream keeps one copy of each by its id.
+
+// errStalled is the outage a publish failed with when its answer did not
+// come in time.
+var errStalled = fmt.Errorf("%w: no acknowledgement came while connected", ErrUnreachable)
+
+// stallTimer is the timer of resendStalled; one that never fires when
+// stall resends are off.
+func (s *Sink) stallTimer() *time.Timer {
+	if s.stall <= 0 || s.budget <= 0 {
+		t := time.NewTimer(time.Hour)
+		t.Stop()
+		return t
+	}
+	return time.NewTimer(s.stall)
+}
+
+// resendStalled sends the pending publishes again when none settled since
+// settled and the connection is up (a connection that is down has its own
+// resends). It reports whether it did.
+func (s *Sink) resendStalled(settled uint64) bool {
+	s.mu.Lock()
+	stuck := s.settledCount() == settled && len(s.pending) > 0 && s.conn.NC.IsConnected() && !s.closed
+	if stuck {
+		s.unsticking = true
+		s.stats.Unstuck++
+	}
+	s.mu.Unlock()
+	if !stuck {
+		return false
+	}
+	s.js.CleanupPublisher() // calls onError for each pending publish
+	s.mu.Lock()
+	s.unsticking = false
+	s.mu.Unlock()
+	return true
+}

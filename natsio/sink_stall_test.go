@@ -1,0 +1,61 @@
+package natsio
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A publish whose answer never comes while the connection stays up (the
+// stream's leader died after its node took the message) is sent again,
+// with its id, once Flush has waited StallResend without any answer, and
+// Flush then succeeds with the message stored once. The loss is made by a
+// plain subscriber that takes the message and never answers; the stream
+// captures the subject only after that.
+func TestSinkResendsAPublishThatLostItsAnswer(t *testing.T) {
+	c := embeddedAt(t, t.TempDir(), RandomPort)
+	js, err := jetstream.New(c.NC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "OUT", Subjects: []string{"kept.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	swallowed := make(chan struct{}, 1)
+	sub, err := c.NC.Subscribe("out.x", func(*nats.Msg) { swallowed <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.NewSinkWith(SinkOptions{StallResend: 300 * time.Millisecond})
+	defer s.Close()
+	if err := s.Publish(ctx, OutMessage{Subject: "out.x", MsgID: "a", Data: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	<-swallowed
+	if err := sub.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.UpdateStream(ctx, jetstream.StreamConfig{Name: "OUT", Subjects: []string{"kept.>", "out.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	flushCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := s.Flush(flushCtx); err != nil {
+		t.Fatalf("Flush = %v, want nil: the lost publish should have been sent again", err)
+	}
+	st := s.Stats()
+	if st.Acked != 1 || st.Failed != 0 || st.Unstuck == 0 || st.Resent == 0 {
+		t.Errorf("stats %+v, want 1 acked, 0 failed, at least one unsticking and one resend", st)
+	}
+	info, err := js.Stream(ctx, "OUT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info.CachedInfo().State.Msgs; n != 1 {
+		t.Errorf("stream OUT holds %d messages, want 1", n)
+	}
+}
