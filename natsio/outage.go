@@ -88,4 +88,8 @@ var outageCodes = map[jetstream.ErrorCode]bool{
 	jetstream.ErrorCode(server.JSClusterNotAvailErr): true, // JetStream system temporarily unavailable
 	jetstream.ErrorCode(server.JSClusterNoPeersErrF): true,
 	jetstream.ErrorCode(server.JSStreamOfflineErr):   true,
+	// A message sent again (same id) while the stream still processes the
+	// first copy, as after an election: sent later, it is acknowledged as
+	// the duplicate it is.
+	jetstream.ErrorCode(server.JSStreamDuplicateMessageConflict): true,
 }

@@ -47,6 +47,7 @@ func TestIsOutage(t *testing.T) {
 		{"batch commit unanswered", fmt.Errorf("%w: batch b: no answer (%w)", ErrBatchUnacknowledged, nats.ErrTimeout), true},
 		{"request cut by a disconnect", lostAnswer(canceled, context.Canceled), true},
 		{"cluster temporarily unavailable", apiErr(server.JSClusterNotAvailErr), true},
+		{"a resent message id still in process", apiErr(server.JSStreamDuplicateMessageConflict), true},
 		{"stream offline", apiErr(server.JSStreamOfflineErr), true},
 
 		{"wrong expected sequence", apiErr(server.JSStreamWrongLastSequenceErrF), false},
