@@ -32,7 +32,7 @@ echo "extism plug-in: $(stat -c %s "$EXTISM_COUNTER_WASM") bytes ($(cd internal/
 for ((i = 1; i <= count; i++)); do
   first=extism
   if ((i % 2 == 0)); then first=wasmstream; fi
-  echo "run $i ($first first), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "run $i ($first first), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out"
   (cd internal/bench/extism && EXTISM_FIRST="$first" "$work/extism.test" -test.count 1 -test.run '^$' \
     -test.bench 'BenchmarkExtismB1$' -test.benchtime "${n}x" -test.timeout 2h) |
     tee -a "$out" | grep -E '^(Benchmark|--- FAIL|    )'
@@ -43,3 +43,24 @@ echo
 echo "medians of $count runs:"
 awk -v ratios="extism-go / wasmstream-go (ns per record),ExtismB1/extism-go,ExtismB1/wasmstream-go,ns/record,-;extism-go-timeout / wasmstream-go (ns per record),ExtismB1/extism-go-timeout,ExtismB1/wasmstream-go,ns/record,-;extism-go / wasmstream-wat (ns per record),ExtismB1/extism-go,ExtismB1/wasmstream-wat,ns/record,-" \
   -f scripts/medians.awk "$out"
+
+echo
+echo "ns/record ratios within each invocation (the cases of one invocation share its load), and their medians:"
+awk '/^run [0-9]+/ { run = $2; if (run > runs) runs = run }
+/^Benchmark/ {
+  name = $1; sub(/-[0-9]+$/, "", name); sub(/^BenchmarkExtismB1\//, "", name)
+  for (i = 5; i < NF; i += 2) if ($(i + 1) == "ns/record") ns[run, name] = $i
+}
+function median(list,   a, k, i, j, t) {
+  k = split(substr(list, 2), a, " ")
+  for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+  return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+END {
+  n = split("extism-go/wasmstream-go extism-go-timeout/wasmstream-go extism-go/wasmstream-wat wasmstream-go/wasmstream-wat", pairs, " ")
+  for (p = 1; p <= n; p++) {
+    split(pairs[p], ab, "/"); list = ""
+    for (r = 1; r <= runs; r++) if (ns[r, ab[2]] > 0) list = list sprintf(" %.1f", ns[r, ab[1]] / ns[r, ab[2]])
+    printf "  %-36s %8.1f   (runs:%s)\n", pairs[p], median(list), list
+  }
+}' "$out"
