@@ -8,5 +8,5 @@
 // repository, so it measures the code in the working tree. Run it with
 // scripts/bench-extism.sh, or from this directory:
 //
-//	go test -run '^$' -bench . -benchtime 100000x
+//	go test -run '^$' -bench 'BenchmarkExtismB1$' -benchtime 50000x
 package extism
