@@ -15,12 +15,15 @@ fi
 echo "== go vet"
 go vet ./...
 GOOS=wasip1 GOARCH=wasm go vet ./sdk/go/... ./examples/... ./internal/testguests/... ./conformance/operators/go/...
+# The nested module of the Extism peer benchmark (its own go.mod).
+(cd internal/bench/extism && go vet ./... && GOOS=wasip1 GOARCH=wasm go vet ./guest)
 
 echo "== go mod tidy"
 go mod tidy
-if ! git diff --quiet -- go.mod go.sum; then
+(cd internal/bench/extism && go mod tidy)
+if ! git diff --quiet -- go.mod go.sum internal/bench/extism/go.mod internal/bench/extism/go.sum; then
   echo "go.mod/go.sum are not tidy: commit the result of go mod tidy" >&2
-  git diff -- go.mod go.sum >&2
+  git diff -- go.mod go.sum internal/bench/extism/go.mod internal/bench/extism/go.sum >&2
   exit 1
 fi
 

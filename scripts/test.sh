@@ -30,6 +30,9 @@ if ! out=$(go test -count=1 -run '^$' -bench . -benchtime 1x ./internal/bench/ .
   exit 1
 fi
 
+echo "== the Extism peer benchmark's nested module: both sides do the same work (the benchmark: scripts/bench-extism.sh)"
+(cd internal/bench/extism && go test -count=1 -timeout 10m .)
+
 echo "== go test -race (engine, state, natsio)"
 # -short: the race pass skips the engine tests that only check refusals and
 # errors (they ran above without the race detector).

@@ -5,49 +5,29 @@ package bench
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"testing"
 
 	"github.com/wasmstream/wasmstream/host"
+	"github.com/wasmstream/wasmstream/internal/bench/b1"
 	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
+// The B1 harness lives in package b1 so that nested benchmark modules
+// (internal/bench/extism) run the same one; these names keep the callers here short.
 const (
-	b1Keys      = 100_000
-	b1ValueLen  = 100
-	b1BatchSize = 512
+	b1Keys      = b1.Keys
+	b1ValueLen  = b1.ValueLen
+	b1BatchSize = b1.BatchSize
 )
 
-// b1Records makes the B1 input: 100k distinct keys, 100-byte values.
-func b1Records() []host.Record {
-	recs := make([]host.Record, b1Keys)
-	for i := range recs {
-		v := make([]byte, b1ValueLen)
-		for j := range v {
-			v[j] = byte('a' + (i+j)%26)
-		}
-		recs[i] = host.Record{Key: []byte(fmt.Sprintf("key-%06d", i)), Value: v, EventTime: int64(i)}
-	}
-	return recs
-}
-
-func b1Backend(b *testing.B) *state.Backend {
-	b.Helper()
-	store, err := state.Open(b.TempDir(), state.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = store.Close() })
-	backend, err := store.Backend(state.BackendOptions{Operator: "b1", Range: state.RangeForTask(0, 1, state.DefaultMaxParallelism), MaxParallelism: state.DefaultMaxParallelism})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return backend
-}
+func b1Records() []host.Record              { return b1.Records() }
+func b1Backend(b *testing.B) *state.Backend { return b1.Backend(b) }
 
 // processor is one implementation of the B1 operator over a batch.
-type processor func(recs []host.Record) (outputs int, err error)
+type processor = b1.Processor
+
+func runB1(b *testing.B, recs []host.Record, process processor) { b1.Run(b, recs, process) }
 
 // BenchmarkB1 runs the B1 operator (per record: one state get, one put, one
 // emit) over 100k distinct keys with 100-byte records, once as the Go guest
@@ -86,34 +66,6 @@ func b1Instance(b *testing.B, backend *state.Backend) *host.Instance {
 		b.Fatal(err)
 	}
 	return inst
-}
-
-// runB1 warms every key into the state cache, then processes b.N records in
-// batches, cycling over the keys.
-func runB1(b *testing.B, recs []host.Record, process processor) {
-	for start := 0; start < len(recs); start += b1BatchSize {
-		if _, err := process(recs[start:min(start+b1BatchSize, len(recs))]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	outputs, pos := 0, 0
-	for done := 0; done < b.N; {
-		n := min(b1BatchSize, b.N-done, len(recs)-pos)
-		got, err := process(recs[pos : pos+n])
-		if err != nil {
-			b.Fatal(err)
-		}
-		outputs += got
-		done += n
-		pos = (pos + n) % len(recs)
-	}
-	b.StopTimer()
-	if outputs != b.N {
-		b.Fatalf("%d outputs for %d records", outputs, b.N)
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
 // nativeB1 is the B1 operator as a Go function with the host's semantics:

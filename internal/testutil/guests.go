@@ -31,22 +31,30 @@ func GoGuest(tb testing.TB, pkg string) string {
 // build another release of an example operator.
 func GoGuestWithFlags(tb testing.TB, pkg, ldflags string) string {
 	tb.Helper()
-	return goBuild(tb, pkg, "-buildmode=c-shared", "-ldflags="+ldflags)
+	return goBuild(tb, ModuleRoot(tb), pkg, "-buildmode=c-shared", "-ldflags="+ldflags)
+}
+
+// GoGuestIn is GoGuest for a package of the Go module whose go.mod is in
+// root: a nested module (internal/bench/extism) builds its own guests and
+// the main module's with it, since ModuleRoot there is the nested module.
+func GoGuestIn(tb testing.TB, root, pkg string) string {
+	tb.Helper()
+	return goBuild(tb, root, pkg, "-buildmode=c-shared", "-ldflags=")
 }
 
 // GoGuestCommand builds pkg for wasip1 without -buildmode=c-shared: a WASI
 // command module, the mistake the host must refuse with the fix.
 func GoGuestCommand(tb testing.TB, pkg string) string {
 	tb.Helper()
-	return goBuild(tb, pkg)
+	return goBuild(tb, ModuleRoot(tb), pkg)
 }
 
-// goBuild runs go build for wasip1 with flags, once per process.
-func goBuild(tb testing.TB, pkg string, flags ...string) string {
+// goBuild runs go build for wasip1 with flags in the module at root, once
+// per process.
+func goBuild(tb testing.TB, root, pkg string, flags ...string) string {
 	tb.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	root := ModuleRoot(tb)
 	sum := sha256.Sum256([]byte(root + "|" + pkg + "|" + strings.Join(flags, " ")))
 	out := filepath.Join(os.TempDir(), "wasmstream-guests-"+strconvPID(), hex.EncodeToString(sum[:8])+".wasm")
 	if _, err := os.Stat(out); err == nil {
