@@ -46,7 +46,7 @@
 //     sent meanwhile arrives late: its tasks move, and none of its
 //     outputs (header Wasmstream-Worker) or lease renewals is stored after
 //     the heal;
-//   - TestNATSFaultsDuringRescale (CLUSTER_LONG=1 only, for now): SIGKILL
+//   - TestNATSFaultsDuringRescale: SIGKILL
 //     of the node leading the control bucket, the state Object Store and
 //     the source stream, each during a change of the workers or the
 //     parallelism, and a node SIGSTOPped for 20 s;
@@ -61,7 +61,9 @@
 //   - TestRescaleWhilePublishing: `wasmstream scale` to 8 tasks, a 3rd
 //     worker joining, `wasmstream scale` to 2, a SIGTERM, all while
 //     records are published (200,000; 40,000 with -short); it reports each
-//     change's restarts and pause.
+//     change's restarts, how long the moved tasks processed nothing, their
+//     output gaps, and the output latency of the records published during
+//     the change.
 //
 // BenchmarkClusterThroughput (CLUSTER_BENCH=1, scripts/bench-cluster.sh)
 // measures 1 worker against 3 on one cluster, rounds alternating, with

@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // killPlan is what a kill loop does to the workers.
@@ -128,16 +126,10 @@ const (
 )
 
 func (d *deployment) publishInBackground(events []event) *backgroundPublish {
-	return d.publishInBackgroundWith(events, storeEvents)
-}
-
-// publishInBackgroundWith is publishInBackground storing each part with
-// store.
-func (d *deployment) publishInBackgroundWith(events []event, store func(jetstream.JetStream, *model, []event) error) *backgroundPublish {
 	b := &backgroundPublish{done: make(chan error, 1)}
 	go func() {
 		for from := 0; from < len(events); from += backgroundPart {
-			if err := store(d.js, d.model, events[from:min(from+backgroundPart, len(events))]); err != nil {
+			if err := storeEvents(d.js, d.model, events[from:min(from+backgroundPart, len(events))]); err != nil {
 				b.done <- err
 				return
 			}

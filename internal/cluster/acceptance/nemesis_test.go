@@ -65,7 +65,7 @@ func TestNemesis(t *testing.T) {
 	var report []string
 	for i := range nemesisFaults {
 		f := nemesis[r.IntN(len(nemesis))]
-		bg := d.publishInBackgroundWith(chunks[i+1], storeEventsThroughFaults)
+		bg := d.publishInBackground(chunks[i+1])
 		bg.waitSent(t, len(chunks[i+1])/4)
 		start := time.Now()
 		said := f.do(t, d, r)
@@ -202,20 +202,20 @@ func leaveAndJoin(t *testing.T, d *deployment, r *rand.Rand) string {
 // fault: an election takes 4–10 s, a frozen node 12 s plus a reconnect.
 const publishRetryLimit = 2 * time.Minute
 
-// storeEventsThroughFaults is storeEvents for a publisher that runs while
-// nodes die or freeze: it publishes one record at a time and retries a
-// failed publish with the same Nats-Msg-Id until it is acknowledged. One
-// at a time keeps every key's records in publish order (the model and the
-// per-key check need it); the same id makes a retry of a record the
-// stream stored already a duplicate, whose acknowledgement names the
-// sequence of the stored one.
+// storeEventsThroughFaults is storeEvents' way through a fault: it
+// publishes one record at a time and retries a failed publish with the
+// same Nats-Msg-Id until it is acknowledged. One at a time keeps every
+// key's records in publish order (the model and the per-key check need
+// it); the same id makes a record the stream stored already (an earlier
+// attempt whose answer was lost) a duplicate, whose acknowledgement names
+// the sequence of the stored one.
 func storeEventsThroughFaults(js jetstream.JetStream, m *model, events []event) error {
 	for _, e := range events {
-		ack, retried, err := publishUntilAcked(js, e)
+		ack, err := publishUntilAcked(js, e)
 		if err != nil {
 			return err
 		}
-		if retried && ack.Duplicate && ack.Sequence > m.lastSeq {
+		if ack.Duplicate && ack.Sequence > m.lastSeq {
 			ack.Duplicate = false // stored by an attempt whose answer was lost
 		}
 		if err := checkAck(e, ack, m.lastSeq); err != nil {
@@ -226,17 +226,17 @@ func storeEventsThroughFaults(js jetstream.JetStream, m *model, events []event) 
 	return nil
 }
 
-func publishUntilAcked(js jetstream.JetStream, e event) (*jetstream.PubAck, bool, error) {
+func publishUntilAcked(js jetstream.JetStream, e event) (*jetstream.PubAck, error) {
 	deadline := time.Now().Add(publishRetryLimit)
-	for attempt := 0; ; attempt++ {
+	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		ack, err := js.PublishMsg(ctx, &nats.Msg{Subject: inputSubject, Data: e.payload()}, jetstream.WithMsgID(e.msgID))
 		cancel()
 		if err == nil {
-			return ack, attempt > 0, nil
+			return ack, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, false, fmt.Errorf("publish %s: still failing after %s: %w", e.msgID, publishRetryLimit, err)
+			return nil, fmt.Errorf("publish %s: still failing after %s: %w", e.msgID, publishRetryLimit, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -95,6 +95,7 @@ func TestRescaleWhilePublishing(t *testing.T) {
 	msgs := d.requireModelOutputs(t, what)
 	d.requireControl(t, what)
 	t.Logf("ACCEPTANCE-SUMMARY %s: outputs of the restarted key groups around each change: %s", what, gapReport(t, msgs, changes))
+	t.Logf("ACCEPTANCE-SUMMARY %s: output latency around each change: %s", what, d.latencyReport(t, msgs, changes))
 	t.Logf("ACCEPTANCE-SUMMARY %s: unmoved key groups (never restarted: checked) around each change: %s", what, d.unmovedReport(t, changes))
 	if p := parallelismOf(final); p != 2 {
 		t.Errorf("the final assignment %d runs operator %s with %d tasks, want 2: %s", final.Epoch, operatorName, p, placementOf(final))
@@ -108,6 +109,10 @@ type change struct {
 	at, started time.Time // its start, its last "tasks started" line
 	groups      []assign.Range
 	unmoved     []assign.Range // key groups of the tasks the change left running
+	// stopped is when the first worker stopped processing tasks the change
+	// moved (a "tasks released" or "stopping a part" line of its
+	// assignment); zero when no line says so (a leaving worker's).
+	stopped time.Time
 }
 
 // gapReport describes the output gaps around each change.
@@ -203,7 +208,7 @@ func (d *deployment) runStep(t *testing.T, pub *pacedPublish, s rescaleStep) (st
 	starts, note := d.awaitRestarts(t, prev.Epoch, a)
 	line := stepReport(s.name, start, a, starts, note, pub.sent.Load()-sentBefore)
 	c := change{name: s.name, at: start, started: start, groups: restartedGroups(t, a.Assignment, starts),
-		unmoved: unmovedGroups(prev.Assignment, a.Assignment)}
+		unmoved: unmovedGroups(prev.Assignment, a.Assignment), stopped: d.firstStop(t, a.Epoch)}
 	if len(starts) > 0 {
 		c.started = starts[len(starts)-1].at
 	}
@@ -309,4 +314,47 @@ func durationStats(ds []time.Duration) string {
 	}
 	return fmt.Sprintf("min %s median %s max %s (%s)", sorted[0].Round(time.Millisecond),
 		sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond), strings.Join(each, " "))
+}
+
+// latencyReport describes, per change, the output latency of the records
+// published during it, in the key groups it restarted and in those it left
+// running, beside their latency just before it.
+func (d *deployment) latencyReport(t *testing.T, msgs []storedMsg, changes []change) string {
+	t.Helper()
+	samples, err := outputLatencies(msgs, d.model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range changes {
+		line := c.name + ": "
+		if !c.stopped.IsZero() && c.started.After(c.stopped) {
+			line += fmt.Sprintf("moved tasks processed nothing from the first stop to the last start for %s; ", c.started.Sub(c.stopped).Round(time.Millisecond))
+		}
+		line += "restarted key groups' " + addedLatency(samples, c.groups, c.at, c.started)
+		if len(c.unmoved) > 0 {
+			line += "; unmoved key groups' " + addedLatency(samples, c.unmoved, c.at, c.started)
+		}
+		lines = append(lines, line)
+	}
+	return summary(lines)
+}
+
+// logPartStopping is the line of a worker that stops a part because an
+// assignment took some of its tasks.
+const logPartStopping = "assignment changed this worker's tasks; stopping a part"
+
+// firstStop is the earliest line of any worker saying it stopped
+// processing tasks for assignment epoch; zero when there is none.
+func (d *deployment) firstStop(t *testing.T, epoch uint64) time.Time {
+	t.Helper()
+	var first time.Time
+	for _, w := range d.workers {
+		for _, l := range append(w.find(logPartStopping), w.find(logTasksReleased)...) {
+			if e, err := l.uint("assignment"); err == nil && e == epoch && (first.IsZero() || l.at.Before(first)) {
+				first = l.at
+			}
+		}
+	}
+	return first
 }

@@ -2,6 +2,7 @@ package acceptance
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -97,10 +98,13 @@ type model struct {
 	byID    map[string]sumOutput
 	perKey  map[string]int64 // events per key
 	lastSeq uint64           // stream sequence of the last event published
+	// stored is when the publisher had each event's acknowledgement, by
+	// stream sequence: the start of its output's latency (outputlatency_test.go).
+	stored map[uint64]time.Time
 }
 
 func newModel() *model {
-	return &model{byID: map[string]sumOutput{}, perKey: map[string]int64{}}
+	return &model{byID: map[string]sumOutput{}, perKey: map[string]int64{}, stored: map[uint64]time.Time{}}
 }
 
 // add records that e was stored at stream sequence seq. The model holds
@@ -110,6 +114,7 @@ func (m *model) add(e event, seq uint64) {
 	m.byID[outputID(seq)] = sumOutput{K: e.key, Input: 0, V: e.seq, Sum: e.seq * (e.seq + 1) / 2, Count: e.seq}
 	m.perKey[e.key]++
 	m.lastSeq = seq
+	m.stored[seq] = time.Now()
 }
 
 // outputID is the Nats-Msg-Id of the only output of the input at stream
@@ -126,10 +131,8 @@ const publishChunk = 2000
 // is a Raft round; the limit only catches a broken cluster.
 const ackLimit = time.Minute
 
-// publishEvents stores events on the input subject and adds them to m. It
-// fails on any error rather than retrying: a retried publish could be
-// stored after a later one of its key, and the model needs each key's
-// events in order. There are no NATS faults while the tests publish.
+// publishEvents stores events on the input subject and adds them to m,
+// failing the test when it cannot (storeEvents).
 func publishEvents(t testing.TB, js jetstream.JetStream, m *model, events []event) {
 	t.Helper()
 	if err := storeEvents(js, m, events); err != nil {
@@ -137,31 +140,57 @@ func publishEvents(t testing.TB, js jetstream.JetStream, m *model, events []even
 	}
 }
 
+// asyncAckLimit bounds the wait for a part's acknowledgements before the
+// rest is published again one by one.
+const asyncAckLimit = 15 * time.Second
+
 // storeEvents is publishEvents for any goroutine: it returns the failure.
+// It publishes asynchronously; when an acknowledgement fails or does not
+// come (a node died or froze while the part was in flight), it publishes
+// the events from the first unconfirmed one again one at a time, with
+// their ids, through the fault (storeEventsThroughFaults). Events of a
+// key must be stored in publish order (the model and the per-key check
+// need it): checkAck still fails a run whose retries stored an event
+// after a later one.
 func storeEvents(js jetstream.JetStream, m *model, events []event) error {
-	futures := make([]jetstream.PubAckFuture, len(events))
-	for i, e := range events {
+	n, err := storeEventsAsync(js, m, events)
+	if err == nil || errors.Is(err, errOutOfOrder) {
+		return err
+	}
+	return storeEventsThroughFaults(js, m, events[n:])
+}
+
+// errOutOfOrder marks a publish the stream stored out of publish order.
+var errOutOfOrder = errors.New("stored out of publish order")
+
+// storeEventsAsync publishes events without waiting for each answer and
+// returns how many of them, from the first, were confirmed in order.
+func storeEventsAsync(js jetstream.JetStream, m *model, events []event) (int, error) {
+	futures := make([]jetstream.PubAckFuture, 0, len(events))
+	var sendErr error
+	for _, e := range events {
 		f, err := js.PublishMsgAsync(&nats.Msg{Subject: inputSubject, Data: e.payload()}, jetstream.WithMsgID(e.msgID))
 		if err != nil {
-			return fmt.Errorf("publish %s: %w", e.msgID, err)
+			sendErr = fmt.Errorf("publish %s: %w", e.msgID, err)
+			break
 		}
-		futures[i] = f
+		futures = append(futures, f)
 	}
-	timeout := time.After(ackLimit)
+	timeout := time.After(asyncAckLimit)
 	for i, f := range futures {
 		select {
 		case ack := <-f.Ok():
 			if err := checkAck(events[i], ack, m.lastSeq); err != nil {
-				return err
+				return i, err
 			}
 			m.add(events[i], ack.Sequence)
 		case err := <-f.Err():
-			return fmt.Errorf("publish %s: %w", events[i].msgID, err)
+			return i, fmt.Errorf("publish %s: %w", events[i].msgID, err)
 		case <-timeout:
-			return fmt.Errorf("publish: %d of %d acknowledgements missing after %s", len(futures)-i, len(futures), ackLimit)
+			return i, fmt.Errorf("publish: %d of %d acknowledgements missing after %s", len(futures)-i, len(futures), asyncAckLimit)
 		}
 	}
-	return nil
+	return len(futures), sendErr
 }
 
 // checkAck fails unless e was stored as a new message of the input
@@ -173,8 +202,8 @@ func checkAck(e event, ack *jetstream.PubAck, prev uint64) error {
 	case ack.Duplicate:
 		return fmt.Errorf("publish %s: a duplicate of sequence %d; the input stream is not fresh", e.msgID, ack.Sequence)
 	case ack.Sequence <= prev:
-		return fmt.Errorf("publish %s: stored at sequence %d, not after the previous event's %d: the stream's order "+
-			"is not the publish order, and the model's per-key counts would be wrong", e.msgID, ack.Sequence, prev)
+		return fmt.Errorf("publish %s: %w: at sequence %d, not after the previous event's %d: the stream's order "+
+			"is not the publish order, and the model's per-key counts would be wrong", e.msgID, errOutOfOrder, ack.Sequence, prev)
 	}
 	return nil
 }
