@@ -49,11 +49,12 @@ var (
 //
 // It ran only with CLUSTER_LONG=1 while, in 1 of 7 runs, the pipeline
 // stalled for more than 30 s after a leader kill (no checkpoint round, no
-// output). The cause: outputs whose answers were lost when the stream's
-// leader died while the connection stayed up; nothing resent them, so the
-// sink's slots filled and Flush waited out the outage budget. Sinks now
-// send such publishes again (natsio/sink_stall.go), and the test's own
-// publisher publishes through a fault (storeEvents).
+// output). A TestNemesis run caught a stall of that shape in its logs:
+// outputs whose answers were lost when the stream's leader died while the
+// connection stayed up were never sent again, so the sink's slots filled
+// and Flush waited out the outage budget. Sinks now send such publishes
+// again (natsio/sink_stall.go), and the test's own publisher publishes
+// through a fault (storeEvents); the runs since passed.
 func TestNATSFaultsDuringRescale(t *testing.T) {
 	d := deploy(t)
 	r := newRand(t)
