@@ -43,43 +43,75 @@ const queriedAccounts = 100
 // QUERY_FIRST=on runs "on" first, which scripts/bench-query.sh alternates
 // so that a drift of the machine's load does not always favour one mode.
 func BenchmarkLiveQueryOverhead(b *testing.B) {
-	wasm := testutil.GoGuest(b, paymentRiskPkg)
 	modes := []string{"off", "on"}
 	if os.Getenv("QUERY_FIRST") == "on" {
 		modes = []string{"on", "off"}
 	}
 	for _, mode := range modes {
-		b.Run(mode, func(b *testing.B) { liveQueryOverheadOnce(b, wasm, mode == "on") })
+		b.Run(mode, func(b *testing.B) { liveQueryOverheadOnce(b, mode == "on") })
 	}
 }
 
-func liveQueryOverheadOnce(b *testing.B, wasm string, queried bool) {
-	cfg := paymentRiskBenchConfig(b, wasm)
-	ctx := context.Background()
-	p, err := Open(ctx, cfg, Options{Logger: hclog.NewNullLogger(), Checkpoint: CheckpointOptions{Interval: time.Second}})
+// benchRun is the payment-risk bench pipeline over a published backlog,
+// running.
+type benchRun struct {
+	p    *Pipeline
+	cfg  *config.Pipeline
+	stop context.CancelFunc
+	done chan error
+}
+
+// openPaymentRisk opens the payment-risk bench pipeline (checkpoints every
+// second) and publishes n events; the benchmark's cleanup closes it.
+func openPaymentRisk(b *testing.B, n int) *benchRun {
+	b.Helper()
+	cfg := paymentRiskBenchConfig(b, testutil.GoGuest(b, paymentRiskPkg))
+	p, err := Open(context.Background(), cfg, Options{Logger: hclog.NewNullLogger(), Checkpoint: CheckpointOptions{Interval: time.Second}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Close()
-	publishPayments(b, p, b.N)
+	b.Cleanup(func() { p.Close() })
+	publishPayments(b, p, n)
+	return &benchRun{p: p, cfg: cfg}
+}
+
+// start runs the pipeline on a goroutine of its own.
+func (r *benchRun) start() {
+	ctx, stop := context.WithCancel(context.Background())
+	r.stop, r.done = stop, make(chan error, 1)
+	go func() { r.done <- r.p.Run(ctx) }()
+}
+
+// waitProcessed waits until the pipeline processed n records.
+func (r *benchRun) waitProcessed(n uint64) {
+	for r.p.Stats().Processed < n {
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// end stops the run and fails the benchmark if Run failed.
+func (r *benchRun) end(b *testing.B) {
+	b.Helper()
+	r.stop()
+	if err := <-r.done; err != nil {
+		b.Fatal(err)
+	}
+}
+
+func liveQueryOverheadOnce(b *testing.B, queried bool) {
+	r := openPaymentRisk(b, b.N)
 	var q *querier
 	if queried {
-		if q, err = startQuerier(ctx, cfg, 100); err != nil {
+		var err error
+		if q, err = startQuerier(context.Background(), r.cfg, 100); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	cpuBefore := processCPU(b)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- p.Run(runCtx) }()
-	for p.Stats().Processed < uint64(b.N) {
-		time.Sleep(2 * time.Millisecond)
-	}
-	stop()
-	if err := <-done; err != nil {
-		b.Fatal(err)
-	}
+	r.start()
+	r.waitProcessed(uint64(b.N))
+	r.end(b)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64(processCPU(b)-cpuBefore)/float64(b.N), "cpu-ns/record")
@@ -312,23 +344,12 @@ func answerQueryOnce(b *testing.B, entries int) {
 // machine's load does not disturb the way it disturbs records/s
 // (BenchmarkLiveQueryOverhead).
 func BenchmarkLiveQueryCPU(b *testing.B) {
-	wasm := testutil.GoGuest(b, paymentRiskPkg)
-	cfg := paymentRiskBenchConfig(b, wasm)
-	ctx := context.Background()
-	p, err := Open(ctx, cfg, Options{Logger: hclog.NewNullLogger(), Checkpoint: CheckpointOptions{Interval: time.Second}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
 	const loaded = 2 * benchAccounts
-	publishPayments(b, p, loaded)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- p.Run(runCtx) }()
-	for p.Stats().Processed < loaded {
-		time.Sleep(5 * time.Millisecond)
-	}
-	conn, err := ConnectClient(ctx, cfg, hclog.NewNullLogger(), AsControl)
+	r := openPaymentRisk(b, loaded)
+	r.start()
+	r.waitProcessed(loaded)
+	cfg := r.cfg
+	conn, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsControl)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -345,8 +366,5 @@ func BenchmarkLiveQueryCPU(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(perQuery, "cpu-ns/query")
 	b.ReportMetric(100*perQuery/float64(time.Second), "share-of-one-core-at-100/s")
-	stop()
-	if err := <-done; err != nil {
-		b.Fatal(err)
-	}
+	r.end(b)
 }

@@ -5,10 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
 // queryWindow is how long BenchmarkLiveQueryWindows sends queries, then
@@ -27,29 +23,16 @@ const queryWindow = 1500 * time.Millisecond
 // after it), goal ≥ 0.97, and the number of pairs. The first and last
 // windows (start-up, the tail of the backlog) are left out.
 func BenchmarkLiveQueryWindows(b *testing.B) {
-	wasm := testutil.GoGuest(b, paymentRiskPkg)
-	cfg := paymentRiskBenchConfig(b, wasm)
-	ctx := context.Background()
-	p, err := Open(ctx, cfg, Options{Logger: hclog.NewNullLogger(), Checkpoint: CheckpointOptions{Interval: time.Second}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	publishPayments(b, p, b.N)
-	q, err := startQuerier(ctx, cfg, 100)
+	r := openPaymentRisk(b, b.N)
+	q, err := startQuerier(context.Background(), r.cfg, 100)
 	if err != nil {
 		b.Fatal(err)
 	}
 	q.paused.Store(true)
 	b.ResetTimer()
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- p.Run(runCtx) }()
-	counts := processedPerWindow(p, q, uint64(b.N))
-	stop()
-	if err := <-done; err != nil {
-		b.Fatal(err)
-	}
+	r.start()
+	counts := processedPerWindow(r.p, q, uint64(b.N))
+	r.end(b)
 	b.StopTimer()
 	q.stop()
 	ratios := windowRatios(counts)
