@@ -36,7 +36,12 @@ type Backend struct {
 	cache map[string]*entry
 	last  *entry // entry of the previous lookup: a Put after a Get skips the map
 	dirty dirtySet
-	spill *pebble.Batch // dirty entries evicted since the last flush; nil when none
+	// gen is the generation of the cut that writes now belong to; flight,
+	// when not nil, is the previous cut being flushed (incremental.go).
+	gen       uint64
+	flight    *flight
+	spareList []*entry      // a flight's emptied list, reused by the next dirty set
+	spill     *pebble.Batch // dirty entries evicted since the last flush; nil when none
 	// spillExpiry: the spill holds a value with an expiry, so FlushTo must
 	// read it rather than apply it blindly.
 	spillExpiry bool
@@ -55,10 +60,10 @@ type Backend struct {
 type entry struct {
 	key     string // cache key: appendGroupKey(kg, name, userKey)
 	value   []byte
-	present bool // false: known absent (deleted, or not in the store)
-	dirty   bool // differs from the store; FlushTo writes it
-	listed  bool // in the dirty set
-	ref     bool // used since the eviction sweep last passed (second chance)
+	present bool   // false: known absent (deleted, or not in the store)
+	dirty   bool   // written, not yet encoded by a flush; its cut is listGen
+	listGen uint64 // the generation whose dirty set lists it; 0: none
+	ref     bool   // used since the eviction sweep last passed (second chance)
 	// hasExpiry: the value expires at expiresAt (Unix ns, in the time domain
 	// of its name's TTL).
 	hasExpiry bool
@@ -89,6 +94,7 @@ func (s *Store) Backend(o BackendOptions) (*Backend, error) {
 		time:    timeSource{clock: o.Clock},
 		cache:   map[string]*entry{},
 		evictAt: o.CacheEntries,
+		gen:     1,
 	}
 	b.ttls, b.ttlSlots = ttlSlots(o.TTL)
 	b.sweep.lo, b.sweep.hi = groupSpan(o.Operator, o.Range)
@@ -105,6 +111,7 @@ func (b *Backend) Close() {
 	}
 	b.closed, b.hasKey = true, false
 	b.closeSpill()
+	b.dropFlight()
 	b.cache, b.last, b.dirty, b.undo = nil, nil, dirtySet{}, undoLog{}
 	b.store.release(b.opts.Operator, b.opts.Range)
 }
@@ -165,6 +172,11 @@ func (b *Backend) Get(name []byte) (value []byte, found bool, err error) {
 		}
 	}
 	e.ref = true
+	if e.hasExpiry && b.pending(e) {
+		// The cut dropped it if it had expired then (encodePending): the
+		// guest must see what a flush at the cut leaves, not the old value.
+		b.encodePending(e)
+	}
 	if !e.present {
 		return nil, false, nil
 	}
@@ -249,6 +261,7 @@ func (b *Backend) prepareWrite(e *entry) *entry {
 		e = b.insert(false, nil)
 		b.undo.saveNew(e)
 	} else {
+		b.touch(e)
 		b.undo.save(e)
 	}
 	e.ref = true
@@ -297,11 +310,12 @@ func (b *Backend) insert(present bool, value []byte) *entry {
 	return e
 }
 
-// markDirty records that e differs from the store.
+// markDirty records that e differs from the store, as a write of the
+// current generation (its old value, if pending, was encoded by touch).
 func (b *Backend) markDirty(e *entry) {
 	if !e.dirty {
 		e.dirty = true
-		b.dirty.add(e)
+		b.dirty.add(e, b.gen)
 	}
 }
 
