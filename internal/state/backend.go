@@ -38,10 +38,12 @@ type Backend struct {
 	dirty dirtySet
 	// gen is the generation of the cut that writes now belong to; flight,
 	// when not nil, is the previous cut being flushed (incremental.go).
-	gen       uint64
-	flight    *flight
-	spareList []*entry      // a flight's emptied list, reused by the next dirty set
-	spill     *pebble.Batch // dirty entries evicted since the last flush; nil when none
+	gen        uint64
+	flight     *flight
+	spareList  []*entry        // a flight's emptied list, reused by the next dirty set
+	spareParts []*pebble.Batch // a flight's emptied parts, reused by the next flight
+	entryBytes int             // stored bytes per entry of the last flight: the size of the next one
+	spill      *pebble.Batch   // dirty entries evicted since the last flush; nil when none
 	// spillExpiry: the spill holds a value with an expiry, so FlushTo must
 	// read it rather than apply it blindly.
 	spillExpiry bool
@@ -112,6 +114,7 @@ func (b *Backend) Close() {
 	b.closed, b.hasKey = true, false
 	b.closeSpill()
 	b.dropFlight()
+	b.closeSpareParts()
 	b.cache, b.last, b.dirty, b.undo = nil, nil, dirtySet{}, undoLog{}
 	b.store.release(b.opts.Operator, b.opts.Range)
 }

@@ -22,9 +22,20 @@ import (
 // the flight) and Sweep does nothing. So reads stay exact and the store
 // still changes only by committed cuts.
 
-// partBytes bounds each batch a flight encodes into: a Pebble batch grows by
-// doubling and copying, which must stay short for a step to stay short.
-const partBytes = 4 << 20
+// A flight encodes into parts of partBytes, allocated at that size and
+// reused by later flights (up to maxSpareParts of them): a Pebble batch
+// grows by doubling and copying, and a step that allocates pays the
+// garbage collector's assists (with a large cache, for hundreds of
+// milliseconds), so a step must neither grow a batch nor allocate one.
+// The parts a flight needs beyond the spare ones are estimated from the
+// size of the previous flight's entries and allocated by a short-lived
+// goroutine (prepareParts), whose allocations charge no assists to the
+// task's goroutine.
+const (
+	partBytes     = 4 << 20
+	partSlack     = 64 << 10 // a part takes no more entries this close to full
+	maxSpareParts = 16
+)
 
 // flight is a cut being flushed.
 type flight struct {
@@ -38,6 +49,7 @@ type flight struct {
 	parts   []*pebble.Batch
 	written int
 	err     error
+	feed    chan *pebble.Batch // parts allocated by prepareParts; nil when none
 }
 
 // Flush is an encoded cut: the batches that take the store from the
@@ -114,7 +126,39 @@ func (b *Backend) beginFlush(ext *pebble.Batch) error {
 	b.spareList = nil
 	b.gen++
 	b.flight = f
+	if ext == nil {
+		b.prepareParts(f)
+	}
 	return nil
+}
+
+// defaultEntryBytes is the estimated stored size of an entry before any
+// flight measured it.
+const defaultEntryBytes = 64
+
+// prepareParts starts allocating the parts f will need beyond the spare
+// ones, on another goroutine.
+func (b *Backend) prepareParts(f *flight) {
+	per := b.entryBytes
+	if per == 0 {
+		per = defaultEntryBytes
+	}
+	need := (len(f.list)*per)/(partBytes-partSlack) + 1 - len(b.spareParts)
+	if need <= 0 {
+		return
+	}
+	f.feed = make(chan *pebble.Batch, need)
+	db := b.db
+	go func() {
+		defer close(f.feed)
+		for range need {
+			f.feed <- newPart(db)
+		}
+	}()
+}
+
+func newPart(db *pebble.DB) *pebble.Batch {
+	return db.NewBatch(pebble.WithInitialSizeBytes(partBytes), pebble.WithMaxRetainedSizeBytes(2*partBytes))
 }
 
 // FlushStep encodes up to max entries of the flight and reports whether
@@ -158,6 +202,13 @@ func (b *Backend) EndFlush() {
 		return
 	}
 	b.stats.Flushed += uint64(f.written)
+	if len(f.list) > 0 && len(f.parts) > 0 {
+		n := 0
+		for _, p := range f.parts {
+			n += p.Len()
+		}
+		b.entryBytes = n/len(f.list) + 1
+	}
 	clear(f.list)
 	b.spareList = f.list[:0]
 	b.dropFlight()
@@ -173,10 +224,28 @@ func (b *Backend) dropFlight() {
 	if f.spill != nil {
 		f.spill.Close()
 	}
+	if f.feed != nil {
+		for p := range f.feed { // waits for prepareParts, which is short
+			f.parts = append(f.parts, p)
+		}
+	}
 	for _, p := range f.parts {
-		p.Close()
+		if len(b.spareParts) < maxSpareParts && !b.closed {
+			p.Reset()
+			b.spareParts = append(b.spareParts, p)
+		} else {
+			p.Close()
+		}
 	}
 	b.flight = nil
+}
+
+// closeSpareParts releases the reusable parts (Close).
+func (b *Backend) closeSpareParts() {
+	for _, p := range b.spareParts {
+		p.Close()
+	}
+	b.spareParts = nil
 }
 
 // Flushing reports whether a flight has begun and not ended.
@@ -220,10 +289,21 @@ func (b *Backend) flightBatch(f *flight) *pebble.Batch {
 	if f.ext != nil {
 		return f.ext
 	}
-	if n := len(f.parts); n > 0 && f.parts[n-1].Len() < partBytes {
+	if n := len(f.parts); n > 0 && f.parts[n-1].Len() < partBytes-partSlack {
 		return f.parts[n-1]
 	}
-	p := b.db.NewBatch()
+	var p *pebble.Batch
+	if n := len(b.spareParts); n > 0 {
+		p, b.spareParts = b.spareParts[n-1], b.spareParts[:n-1]
+	} else {
+		select {
+		case p = <-f.feed: // nil once the feed is closed and empty
+		default:
+		}
+		if p == nil {
+			p = newPart(b.db)
+		}
+	}
 	f.parts = append(f.parts, p)
 	return p
 }
