@@ -11,8 +11,9 @@ import (
 // the Store, scoped to the current record's key, with batch rollback.
 //
 // Reads go to the cache, then to the store (and the answer, "absent"
-// included, is cached); writes only touch the cache. FlushTo moves the
-// writes into a caller's batch at a checkpoint barrier. A Backend is used by
+// included, is cached); writes only touch the cache. A flush moves the
+// writes of a cut into a batch at a checkpoint barrier: FlushTo at once,
+// or BeginFlush … EndFlush incrementally (incremental.go). A Backend is used by
 // one goroutine, the task's; it is not safe for concurrent use.
 type Backend struct {
 	store *Store
