@@ -119,7 +119,9 @@ type TaskEntry struct {
 	// those records to the key groups of this range only (the replayable
 	// form of the channel state).
 	Inputs map[string]uint64 `json:"inputs,omitempty"`
-	// PauseNanos is how long the task stopped processing for its snapshot.
+	// PauseNanos is the longest single stop of processing the task's
+	// snapshot caused (TaskReport.Pause): its cut, a step of its
+	// incremental flush, or a forced finish of the flush.
 	PauseNanos int64 `json:"pause_ns"`
 	// AlignmentNanos is the time from the task's first barrier to its snapshot.
 	AlignmentNanos int64 `json:"alignment_ns"`

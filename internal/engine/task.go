@@ -64,7 +64,15 @@ type taskItem struct {
 	barrier *protocol.Barrier
 }
 
-func (t *task) run(ctx context.Context) error {
+func (t *task) run(ctx context.Context) (err error) {
+	// A snapshot still being flushed is finished (and acknowledged) before
+	// the task ends: the final checkpoint waits for it, and the store must
+	// not be closed under its commit.
+	defer func() {
+		if lerr := t.landFlush(); err == nil {
+			err = lerr
+		}
+	}()
 	for {
 		item, ok, err := t.next(ctx)
 		if err != nil || !ok {
@@ -74,6 +82,9 @@ func (t *task) run(ctx context.Context) error {
 			err = t.onBarrier(ctx, item.barrier)
 		} else {
 			err = t.onChunk(ctx, item)
+		}
+		if err == nil {
+			_, err = t.stepFlush()
 		}
 		if err != nil {
 			return err
@@ -95,6 +106,12 @@ func (t *task) next(ctx context.Context) (taskItem, bool, error) {
 			return taskItem{}, false, err
 		}
 		t.answerWaitingQueries()
+		if err := t.pollFlush(); err != nil {
+			return taskItem{}, false, err
+		}
+		if item, ok, got, err := t.flushWhileIdle(); got || err != nil {
+			return item, ok, err
+		}
 		timeout, stopTimer := t.timeout()
 		select {
 		case item := <-t.prio:
@@ -108,10 +125,35 @@ func (t *task) next(ctx context.Context) (taskItem, bool, error) {
 		case q := <-t.queries:
 			stopTimer()
 			t.answerQuery(q)
+		case err := <-t.committed():
+			stopTimer()
+			if err := t.flightDone(t.ck.flight, err); err != nil {
+				return taskItem{}, false, err
+			}
 		case <-timeout:
 			if err := t.onTimer(ctx); err != nil {
 				return taskItem{}, false, err
 			}
+		}
+	}
+}
+
+// flushWhileIdle encodes the flight step by step while no input waits,
+// and returns the first item that arrives (got) meanwhile.
+func (t *task) flushWhileIdle() (item taskItem, ok, got bool, err error) {
+	for {
+		select {
+		case item := <-t.prio:
+			return item, true, true, nil
+		case item, ok := <-t.in:
+			return item, ok, true, nil
+		case q := <-t.queries:
+			t.answerQuery(q)
+		default:
+		}
+		more, err := t.stepFlush()
+		if err != nil || !more {
+			return taskItem{}, false, false, err
 		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/wasmstream/wasmstream/internal/protocol"
 )
 
@@ -23,6 +21,9 @@ type taskCheckpointing struct {
 	cancelled atomic.Uint64
 	seen      uint64
 	wake      chan struct{}
+	// flight is the snapshot whose state is being flushed (task_flush.go);
+	// nil when none.
+	flight *taskFlight
 }
 
 func newTaskCheckpointing(inputs int, opts CheckpointOptions) (*taskCheckpointing, error) {
@@ -88,8 +89,14 @@ func (t *task) apply(ctx context.Context, actions []protocol.TaskAction) error {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case protocol.Snapshot:
-			t.ck.last = t.snapshot(a)
+			if err := t.snapshot(a); err != nil {
+				return err
+			}
 		case protocol.Ack:
+			if f := t.ck.flight; f != nil && f.id == a.ID {
+				f.acked = true // acknowledged once its flush is committed
+				continue
+			}
 			t.op.p.report(protocol.TaskAcked{ID: a.ID, Task: t.global, Report: t.ck.last})
 		case protocol.Release:
 			for _, in := range a.Inputs {
@@ -109,32 +116,45 @@ func (t *task) apply(ctx context.Context, actions []protocol.TaskAction) error {
 	return nil
 }
 
-// snapshot flushes the task's state into the store as its part of the
-// checkpoint. The store changes only by such flushes, so after every task
-// flushed checkpoint N (and before N+1 is triggered) the store holds exactly
-// the cut; the coordinator then takes the Pebble checkpoint.
-func (t *task) snapshot(s protocol.Snapshot) protocol.TaskReport {
+// snapshot cuts the task's state as its part of the checkpoint: the flush
+// of the cut then runs between guest batches and its commit on another
+// goroutine (task_flush.go); the task acknowledges once it is committed.
+// The store changes only by such commits, so after every task acknowledged
+// checkpoint N (and before N+1 is triggered) the store holds exactly the
+// cut; the coordinator then takes the Pebble checkpoint. A flight of the
+// previous checkpoint still going is finished first. An error that leaves
+// the state unflushed fails the task: its cache no longer matches the store.
+func (t *task) snapshot(s protocol.Snapshot) error {
+	if err := t.landFlush(); err != nil {
+		return err
+	}
 	start := time.Now()
 	r := protocol.TaskReport{Positions: s.Positions, Unaligned: s.Unaligned, Alignment: s.Alignment}
-	r.Err = t.flushState(s.ID)
-	r.Pause = time.Since(start)
-	return r
+	f, err := t.beginFlush(s.ID)
+	if err != nil {
+		r.Err, r.Pause = err, time.Since(start)
+		t.ck.last = r
+		if t.backend.Flushing() {
+			return err // cut, and the cut cannot be committed
+		}
+		return nil // nothing was cut: the state still matches the store
+	}
+	f.report, f.pause = r, time.Since(start)
+	t.ck.flight = f
+	return nil
 }
 
 // flushState applies the task's writes since its last snapshot, and its
-// transactional outputs as the outbox of checkpoint id, to the store,
-// unsynced: the coordinator's Pebble checkpoint flushes the WAL.
+// transactional outputs as the outbox of checkpoint id, to the store, in
+// one go, unsynced: the coordinator's Pebble checkpoint flushes the WAL.
 func (t *task) flushState(id uint64) error {
-	b := t.op.p.store.NewBatch()
-	defer b.Close()
-	if _, err := t.backend.FlushTo(b); err != nil {
-		return fmt.Errorf("operator %q task %d: snapshot: %w", t.op.cfg.Name, t.index, err)
+	if err := t.landFlush(); err != nil {
+		return err
 	}
-	if err := t.outbox.flushTo(b, id, t.op.cfg.Name, t.index); err != nil {
-		return fmt.Errorf("operator %q task %d: snapshot: %w", t.op.cfg.Name, t.index, err)
+	f, err := t.beginFlush(id)
+	if err != nil {
+		return err
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
-		return fmt.Errorf("operator %q task %d: snapshot: %w", t.op.cfg.Name, t.index, err)
-	}
-	return nil
+	t.ck.flight = f
+	return t.landFlush()
 }

@@ -56,7 +56,10 @@ type TaskReport struct {
 	Positions []uint64
 	Unaligned bool
 	Alignment time.Duration
-	// Pause is how long writing the snapshot stopped processing.
+	// Pause is the longest single stop of processing the snapshot caused:
+	// the cut, one step of its incremental flush, or a forced finish of
+	// the flush (the snapshot's writes are encoded between batches and
+	// committed in the background).
 	Pause time.Duration
 	// Err is why the snapshot could not be written; the checkpoint fails.
 	Err error

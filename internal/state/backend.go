@@ -11,8 +11,9 @@ import (
 // the Store, scoped to the current record's key, with batch rollback.
 //
 // Reads go to the cache, then to the store (and the answer, "absent"
-// included, is cached); writes only touch the cache. FlushTo moves the
-// writes into a caller's batch at a checkpoint barrier. A Backend is used by
+// included, is cached); writes only touch the cache. A flush moves the
+// writes of a cut into a batch at a checkpoint barrier: FlushTo at once,
+// or BeginFlush … EndFlush incrementally (incremental.go). A Backend is used by
 // one goroutine, the task's; it is not safe for concurrent use.
 type Backend struct {
 	store *Store
@@ -37,7 +38,14 @@ type Backend struct {
 	names cachedNames // names of the cache's entries, for ReadKey
 	last  *entry      // entry of the previous lookup: a Put after a Get skips the map
 	dirty dirtySet
-	spill *pebble.Batch // dirty entries evicted since the last flush; nil when none
+	// gen is the generation of the cut that writes now belong to; flight,
+	// when not nil, is the previous cut being flushed (incremental.go).
+	gen        uint64
+	flight     *flight
+	spareList  []*entry        // a flight's emptied list, reused by the next dirty set
+	spareParts []*pebble.Batch // a flight's emptied parts, reused by the next flight
+	entryBytes int             // stored bytes per entry of the last flight: the size of the next one
+	spill      *pebble.Batch   // dirty entries evicted since the last flush; nil when none
 	// spillExpiry: the spill holds a value with an expiry, so FlushTo must
 	// read it rather than apply it blindly.
 	spillExpiry bool
@@ -56,10 +64,10 @@ type Backend struct {
 type entry struct {
 	key     string // cache key: appendGroupKey(kg, name, userKey)
 	value   []byte
-	present bool // false: known absent (deleted, or not in the store)
-	dirty   bool // differs from the store; FlushTo writes it
-	listed  bool // in the dirty set
-	ref     bool // used since the eviction sweep last passed (second chance)
+	present bool   // false: known absent (deleted, or not in the store)
+	dirty   bool   // written, not yet encoded by a flush; its cut is listGen
+	listGen uint64 // the generation whose dirty set lists it; 0: none
+	ref     bool   // used since the eviction sweep last passed (second chance)
 	// hasExpiry: the value expires at expiresAt (Unix ns, in the time domain
 	// of its name's TTL).
 	hasExpiry bool
@@ -90,6 +98,7 @@ func (s *Store) Backend(o BackendOptions) (*Backend, error) {
 		time:    timeSource{clock: o.Clock},
 		cache:   map[string]*entry{},
 		evictAt: o.CacheEntries,
+		gen:     1,
 	}
 	b.ttls, b.ttlSlots = ttlSlots(o.TTL)
 	b.sweep.lo, b.sweep.hi = groupSpan(o.Operator, o.Range)
@@ -106,6 +115,8 @@ func (b *Backend) Close() {
 	}
 	b.closed, b.hasKey = true, false
 	b.closeSpill()
+	b.dropFlight()
+	b.closeSpareParts()
 	b.cache, b.last, b.dirty, b.undo = nil, nil, dirtySet{}, undoLog{}
 	b.store.release(b.opts.Operator, b.opts.Range)
 }
@@ -166,6 +177,11 @@ func (b *Backend) Get(name []byte) (value []byte, found bool, err error) {
 		}
 	}
 	e.ref = true
+	if e.hasExpiry && b.pending(e) {
+		// The cut dropped it if it had expired then (encodePending): the
+		// guest must see what a flush at the cut leaves, not the old value.
+		b.encodePending(e)
+	}
 	if !e.present {
 		return nil, false, nil
 	}
@@ -250,6 +266,7 @@ func (b *Backend) prepareWrite(e *entry) *entry {
 		e = b.insert(false, nil)
 		b.undo.saveNew(e)
 	} else {
+		b.touch(e)
 		b.undo.save(e)
 	}
 	e.ref = true
@@ -299,11 +316,12 @@ func (b *Backend) insert(present bool, value []byte) *entry {
 	return e
 }
 
-// markDirty records that e differs from the store.
+// markDirty records that e differs from the store, as a write of the
+// current generation (its old value, if pending, was encoded by touch).
 func (b *Backend) markDirty(e *entry) {
 	if !e.dirty {
 		e.dirty = true
-		b.dirty.add(e)
+		b.dirty.add(e, b.gen)
 	}
 }
 

@@ -23,8 +23,10 @@
 // # Backends
 //
 // A Backend serves one operator task from a write-back cache: reads fill
-// the cache (absence included), writes stay in it until FlushTo writes them
-// into the batch that commits a checkpoint's consistent cut. BeginBatch,
+// the cache (absence included), writes stay in it until a flush writes them
+// into the batch that commits a checkpoint's consistent cut: FlushTo at
+// once, or incrementally (BeginFlush cuts in O(1), FlushStep encodes between
+// guest batches, the Flush is committed elsewhere, EndFlush ends it). BeginBatch,
 // CommitBatch and RollbackBatch make a guest batch all-or-nothing.
 //
 // # TTL
@@ -32,7 +34,7 @@
 // BackendOptions.TTL gives state names a time to live (TTL: duration,
 // update type, visibility, time domain). A write stores its expiry with the
 // value, so it travels inside checkpoints; an expired value is absent to a
-// Get (by default), never written by FlushTo, and deleted by the
+// Get (by default), never written by a flush, and deleted by the
 // incremental Backend.Sweep, which the engine calls between batches.
 // SetCurrentRecord gives the event time for event-time TTLs;
 // BackendOptions.Clock is the processing clock (injectable in tests).

@@ -35,6 +35,9 @@ var (
 	// ErrRangeInUse: another open backend of the same operator owns an
 	// overlapping key-group range; two owners would lose each other's writes.
 	ErrRangeInUse = errors.New("state: key-group range already owned")
+	// ErrFlushPending: a flush began (BeginFlush) while the previous
+	// incremental flush had not ended (EndFlush).
+	ErrFlushPending = errors.New("state: incremental flush in progress")
 	// ErrClosed: the backend was closed.
 	ErrClosed = errors.New("state: backend closed")
 )

@@ -23,7 +23,14 @@ func (b *Backend) maybeEvict() {
 // amortised over many inserts. Second chance: a pass skips (and clears)
 // entries used since the last sweep, then a second pass takes any entry.
 // Map iteration starts at a random place, which spreads the sweeps.
+//
+// During a flight nothing is evicted: an encoded entry is not in the store
+// until the flight is committed, and a new spill would need reads to fall
+// through two batches.
 func (b *Backend) evict() {
+	if b.flight != nil {
+		return
+	}
 	target := b.opts.CacheEntries - max(1, b.opts.CacheEntries/8)
 	for pass := 0; pass < 2 && len(b.cache) > target; pass++ {
 		for _, e := range b.cache {
@@ -58,10 +65,15 @@ func (b *Backend) evictEntry(e *entry) {
 }
 
 // reader is where a cache miss reads: the spill batch over the store, or
-// the store alone when nothing was spilled since the last flush.
+// the store alone when nothing was spilled since the last flush. During a
+// flight nothing is spilled and the store still holds the previous cut, so
+// it is the flight's frozen spill over the store.
 func (b *Backend) reader() pebble.Reader {
-	if b.spill != nil {
+	switch {
+	case b.spill != nil:
 		return b.spill
+	case b.flight != nil && b.flight.spill != nil:
+		return b.flight.spill
 	}
 	return b.db
 }

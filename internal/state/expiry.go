@@ -163,6 +163,7 @@ func (b *Backend) checkExpiry(e *entry) bool {
 	case e.expiresAt <= now && c.Visibility == ReturnExpiredIfNotCleaned:
 		return true
 	case e.expiresAt <= now:
+		b.touch(e)
 		b.undo.save(e)
 		dropValue(e)
 		b.markDirty(e) // the next flush deletes it from the store
@@ -181,6 +182,7 @@ func (b *Backend) checkExpiry(e *entry) bool {
 
 // setExpiry changes e's expiry as a write: undo log, then dirty.
 func (b *Backend) setExpiry(e *entry, expiresAt int64) {
+	b.touch(e)
 	b.undo.save(e)
 	e.hasExpiry, e.expiresAt = true, expiresAt
 	b.markDirty(e)
@@ -212,7 +214,7 @@ func (b *Backend) SetTTL(ttl map[string]TTL) error {
 	if b.closed {
 		return ErrClosed
 	}
-	if len(b.cache) > 0 || b.spill != nil || b.undo.open {
+	if len(b.cache) > 0 || b.spill != nil || b.flight != nil || b.undo.open {
 		return fmt.Errorf("%w: operator %q: TTLs are set before the first record", ErrInvalidOptions, b.opts.Operator)
 	}
 	o := b.opts

@@ -3,97 +3,68 @@ package state
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// dirtySet lists the entries written since the last flush, so a flush
-// visits them and not the whole cache. Entries that became clean again
-// (rolled back, spilled) stay listed with dirty unset and are skipped.
+// dirtySet lists the entries written since the last cut (BeginFlush or
+// FlushTo), so a flush visits them and not the whole cache. Entries that
+// became clean again (rolled back, spilled) stay listed with dirty unset and
+// are skipped.
 type dirtySet struct {
 	list []*entry
 	n    int // entries with dirty set
 }
 
-func (d *dirtySet) add(e *entry) {
+// add lists e, newly dirty, in the set of generation gen.
+func (d *dirtySet) add(e *entry, gen uint64) {
 	d.n++
-	if !e.listed {
-		e.listed = true
+	if e.listGen != gen {
+		e.listGen = gen
 		d.list = append(d.list, e)
 	}
 }
 
-func (d *dirtySet) reset() {
-	for _, e := range d.list {
-		e.listed = false
-		e.dirty = false
-	}
-	clear(d.list)
-	d.list = d.list[:0]
-	d.n = 0
-}
-
-// markClean records that e equals what the next flush leaves in the store.
+// markClean records that e equals what the flushes so far leave in the store.
 func (b *Backend) markClean(e *entry) {
 	if e.dirty {
 		e.dirty = false
-		b.dirty.n--
+		if e.listGen == b.gen {
+			b.dirty.n--
+		}
 	}
 }
 
 // FlushTo writes every write since the last flush (the dirty entries and the
 // spill batch of evicted ones) into pb, and marks the entries clean. The
 // engine flushes all tasks and the source positions (PutMeta) into one
-// batch and commits it with Store.Commit: one consistent cut.
+// batch and commits it with Store.Commit: one consistent cut. It is
+// BeginFlush, FlushStep until done and EndFlush in one call, writing into
+// pb.
 //
 // Contract: pb must be committed before the backend is used again. Flushed
 // entries are clean, so the cache may evict them, and an evicted key is read
 // back from the store; in between it would read the previous cut. If FlushTo
-// fails, nothing is marked clean and pb must be discarded. If the commit of
-// pb fails, the cache no longer matches the store: close the backend and
-// recover the task from the last checkpoint.
+// fails, pb must be discarded and the backend closed; so must it if the
+// commit of pb fails: the cache no longer matches the store. Recover the
+// task from the last checkpoint.
 //
 // A value that has expired by the time of the flush (FORMAT.md §3.1) is
 // written as a delete, so a checkpoint never receives an expired value.
 //
 // It returns the number of keys written; a key evicted and written again
 // since the last flush counts once per write. It fails with ErrInBatch
-// while a guest batch is open.
+// while a guest batch is open, and with ErrFlushPending while an
+// incremental flush (BeginFlush) has not ended.
 func (b *Backend) FlushTo(pb *pebble.Batch) (written int, err error) {
-	if b.closed {
-		return 0, ErrClosed
+	if err := b.beginFlush(pb); err != nil {
+		return 0, err
 	}
-	if b.undo.open {
-		return 0, fmt.Errorf("%w: operator %q: FlushTo inside a guest batch would persist writes that may be rolled back",
-			ErrInBatch, b.opts.Operator)
+	if _, err := b.FlushStep(len(b.flight.list)); err != nil {
+		return 0, err
 	}
-	now := b.time.cleanupNow()
-	// The spill goes first: a key re-written after its eviction must end
-	// with its newer value, and later records of a batch win.
-	if b.spill != nil {
-		deletes, err := b.applySpill(pb, now)
-		if err != nil {
-			return 0, fmt.Errorf("state: operator %q: flush evicted entries: %w", b.opts.Operator, err)
-		}
-		written += int(b.spill.Count()) + deletes
-	}
-	for _, e := range b.dirty.list {
-		if !e.dirty {
-			continue
-		}
-		if b.expiredAt(e, now) {
-			dropValue(e)
-			b.stats.ExpiredInFlush++
-		}
-		if err := b.writeEntry(pb, e); err != nil {
-			return written, fmt.Errorf("state: operator %q: flush: %w", b.opts.Operator, err)
-		}
-		written++
-	}
-	b.dirty.reset()
-	b.closeSpill()
-	b.stats.Flushed += uint64(written)
+	written = b.flight.written
+	b.EndFlush()
 	return written, nil
 }
 
@@ -107,35 +78,45 @@ func (b *Backend) writeEntry(w *pebble.Batch, e *entry) error {
 	return w.Set(b.pebKey, b.valBuf, nil)
 }
 
-// applySpill adds the spill batch to pb. When the spill holds values with
-// an expiry, the last spilled value of each key is checked too, and one that
-// has expired at now is followed in pb by its delete (a later write in a
-// batch wins), so it never reaches the store. It returns the deletes added.
-func (b *Backend) applySpill(pb *pebble.Batch, now cleanupTime) (deletes int, err error) {
-	if err := pb.Apply(b.spill, nil); err != nil || !b.spillExpiry {
-		return 0, err
+// expireSpill adds to the spill batch the delete of every spilled value
+// that has expired at now (a later write in a batch wins), so it never
+// reaches the store. It runs at the cut, before the spill is frozen, and
+// returns the deletes added.
+func (b *Backend) expireSpill(now cleanupTime) (deletes int, err error) {
+	if b.spill == nil || !b.spillExpiry {
+		return 0, nil
 	}
 	it, err := b.spill.NewBatchOnlyIter(context.Background(), nil)
 	if err != nil {
 		return 0, err
 	}
+	// The deletes go in once the iterator, which reads the spill, is closed.
+	var gone [][]byte
 	for valid := it.First(); valid; valid = it.Next() {
-		gone, err := b.expireSpilled(pb, it, now)
+		expired, err := b.expireSpilled(it, now)
 		if err != nil {
-			return deletes, errors.Join(err, it.Close())
+			return 0, errors.Join(err, it.Close())
 		}
-		if gone {
-			deletes++
+		if expired {
+			gone = append(gone, append([]byte(nil), it.Key()...))
 		}
 	}
-	return deletes, errors.Join(it.Error(), it.Close())
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return 0, err
+	}
+	for _, k := range gone {
+		if err := b.spill.Delete(k, nil); err != nil {
+			return 0, err
+		}
+	}
+	return len(gone), nil
 }
 
-// expireSpilled adds to pb the delete of the spilled value at it if it has
-// expired at now. A key written again since its eviction is left to that
-// write, which follows in pb; a clean cached copy of the value is dropped
-// with it, so the cache keeps matching the store.
-func (b *Backend) expireSpilled(pb *pebble.Batch, it *pebble.Iterator, now cleanupTime) (bool, error) {
+// expireSpilled reports whether the spilled value at it has expired at now
+// and must be deleted. A key written again since its eviction is left to
+// that write, which the flush writes after the spill; a clean cached copy
+// of the value is dropped, so the cache keeps matching the store.
+func (b *Backend) expireSpilled(it *pebble.Iterator, now cleanupTime) (bool, error) {
 	e := b.cache[string(it.Key()[len(b.prefix):])]
 	if e != nil && e.dirty {
 		return false, nil
@@ -156,5 +137,5 @@ func (b *Backend) expireSpilled(pb *pebble.Batch, it *pebble.Iterator, now clean
 		dropValue(e)
 	}
 	b.stats.ExpiredInFlush++
-	return true, pb.Delete(it.Key(), nil)
+	return true, nil
 }

@@ -42,5 +42,8 @@ func (b *Backend) Stats() Stats {
 	if b.spill != nil {
 		s.SpillBytes = len(b.spill.Repr())
 	}
+	if b.flight != nil {
+		s.SpillBytes += b.flight.spilled
+	}
 	return s
 }

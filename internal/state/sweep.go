@@ -47,7 +47,8 @@ type sweepWrite struct {
 //
 // Each call updates Stats (Swept, ExpiredInSweep, Adopted) and, when a pass
 // completes, LiveEntries and LiveBytes. Sweep fails with ErrInBatch inside
-// a guest batch; maxEntries < 1 does nothing.
+// a guest batch; maxEntries < 1 does nothing, and so does a call during an
+// incremental flush (BeginFlush to EndFlush), whose writes would need a spill.
 func (b *Backend) Sweep(maxEntries int) (expired int, err error) {
 	if b.closed {
 		return 0, ErrClosed
@@ -55,7 +56,7 @@ func (b *Backend) Sweep(maxEntries int) (expired int, err error) {
 	if b.undo.open {
 		return 0, fmt.Errorf("%w: operator %q: Sweep runs between guest batches", ErrInBatch, b.opts.Operator)
 	}
-	if maxEntries < 1 {
+	if maxEntries < 1 || b.flight != nil {
 		return 0, nil
 	}
 	expired, err = b.sweepScan(maxEntries, b.time.cleanupNow())
@@ -152,6 +153,7 @@ func (b *Backend) sweepCached(e *entry, now cleanupTime) bool {
 		b.setExpiry(e, expiryAfter(now.in(c.TimeDomain), c.Duration))
 		b.stats.Adopted++
 	case e.hasExpiry && now.expired(e.expiresAt, c.TimeDomain):
+		b.touch(e)
 		dropValue(e)
 		b.markDirty(e)
 		return true
