@@ -12,6 +12,8 @@ func (d *decoder) check(p *Pipeline) {
 	d.checkCluster(p)
 	d.checkSources(p)
 	d.checkOperators(p)
+	d.checkCycles(p)
+	d.checkStageNames(p)
 	d.checkSinks(p)
 	d.checkDeadLetterSubjects(p)
 	d.checkUnused(p)
@@ -82,14 +84,12 @@ func (d *decoder) checkSources(p *Pipeline) {
 	}
 }
 
-// checkOperators checks that inputs name declared sources and outputs name declared sinks.
+// checkOperators checks that inputs name declared sources or operator outputs, and that
+// outputs name declared sinks.
 func (d *decoder) checkOperators(p *Pipeline) {
 	for i, op := range p.Operators {
 		for k, in := range op.Inputs {
-			if p.Source(in) == nil {
-				d.errorf(d.at.inputs[i][k], "operator %q: inputs: unknown source %q; declared sources: %s",
-					op.Name, in, names(p.Sources, sourceName, "none, add a source block"))
-			}
+			d.checkInput(p, &op, in, d.at.inputs[i][k])
 		}
 		for _, out := range sortedKeys(op.Outputs) {
 			if sink := op.Outputs[out]; p.Sink(sink) == nil {
@@ -169,6 +169,14 @@ func (d *decoder) checkUnused(p *Pipeline) {
 	for _, s := range p.Sources {
 		if !read[s.Name] {
 			d.warnf(s.Range, "source %q is not read by any operator; add it to an operator's inputs or remove it", s.Name)
+		}
+	}
+	for i, op := range p.Operators {
+		for _, out := range op.InternalOutputs {
+			if _, toSink := op.Outputs[out]; !read[op.Name+"."+out] && !toSink {
+				d.warnf(d.at.internalOutputs[i][out], "operator %q: internal_outputs: %q is read by no operator; add %q to an operator's inputs or remove it",
+					op.Name, out, op.Name+"."+out)
+			}
 		}
 	}
 	for _, s := range p.Sinks {

@@ -29,8 +29,11 @@ type positions struct {
 	sourceSubject  []hcl.Range
 	inputs         [][]hcl.Range
 	outputs        []map[string]hcl.Range
-	deadLetter     []hcl.Range
-	sinkSubject    []hcl.Range
+	// internalOutputs and inputKeys: per operator, by output name and by input.
+	internalOutputs []map[string]hcl.Range
+	inputKeys       []map[string]hcl.Range
+	deadLetter      []hcl.Range
+	sinkSubject     []hcl.Range
 }
 
 func newDecoder(filename string) *decoder {

@@ -5,8 +5,9 @@ import "github.com/hashicorp/hcl/v2"
 // maxSubjectToken bounds key.subject_token; subjects with more tokens are not realistic.
 const maxSubjectToken = 255
 
-// operatorBlocks reads an operator's key block (exactly one) and limits block (at most one).
-func (d *decoder) operatorBlocks(op *hcl.Block, blocks hcl.Blocks, owner string) (Key, Limits) {
+// operatorBlocks reads an operator's key block and limits block (at most one each). The key
+// block is required unless every input has a key of its own (keyPerInput).
+func (d *decoder) operatorBlocks(op *hcl.Block, blocks hcl.Blocks, owner string, keyPerInput bool) (Key, Limits) {
 	var key Key
 	limits := defaultLimits()
 	var seenKey, seenLimits bool
@@ -20,8 +21,9 @@ func (d *decoder) operatorBlocks(op *hcl.Block, blocks hcl.Blocks, owner string)
 			seenLimits, limits = true, d.decodeLimits(b, owner)
 		}
 	}
-	if !seenKey {
-		d.errorf(op.DefRange, "%s: key block is required; add e.g. key { json_field = \"account\" } (or subject_token, or header)", owner)
+	if !seenKey && !keyPerInput {
+		d.errorf(op.DefRange, "%s: key block is required; add e.g. key { json_field = \"account\" } (or subject_token, or header), "+
+			"or give every input a key of its own in an input block", owner)
 	}
 	return key, limits
 }

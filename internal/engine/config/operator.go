@@ -16,21 +16,28 @@ func (d *decoder) addOperator(p *Pipeline, b *hcl.Block) {
 	a, blocks := d.body(b, operatorSchema, owner)
 	d.checkObjectName(b, owner)
 	op := Operator{Name: b.Labels[0], Range: b.DefRange}
+	var inputKeyRanges map[string]hcl.Range
 	op.Module, op.ModuleRef, op.ModuleRange = d.module(a)
 	op.StateVersion = stateVersion(a)
 	inputs, inputRanges := operatorInputs(a)
 	op.Inputs = inputs
 	op.Parallelism, op.MaxParallelism = parallelism(a)
 	op.Config = d.guestConfig(a)
-	outputs, outputRanges := operatorOutputs(a)
+	internal, internalRanges := internalOutputs(a)
+	op.InternalOutputs = internal
+	outputs, outputRanges := operatorOutputs(a, len(op.InternalOutputs) > 0)
 	op.Outputs = outputs
+	checkOutputNames(a, op.Outputs, op.InternalOutputs, internalRanges)
 	op.DeadLetterSubject = deadLetterSubject(a, defaultDeadLetterSubject(p.Name, op.Name))
-	op.Key, op.Limits = d.operatorBlocks(b, blocks, owner)
+	op.InputKeys, inputKeyRanges = d.inputBlocks(blocks, owner, op.Inputs)
+	op.Key, op.Limits = d.operatorBlocks(b, blocks, owner, len(op.InputKeys) > 0 && len(op.InputKeys) == len(op.Inputs))
 	op.States = d.decodeStates(blocks, owner)
 	if d.declare(b) {
 		p.Operators = append(p.Operators, op)
 		d.at.inputs = append(d.at.inputs, inputRanges)
 		d.at.outputs = append(d.at.outputs, outputRanges)
+		d.at.internalOutputs = append(d.at.internalOutputs, internalRanges)
+		d.at.inputKeys = append(d.at.inputKeys, inputKeyRanges)
 		d.at.deadLetter = append(d.at.deadLetter, a.rng("dead_letter_subject"))
 	}
 }
@@ -60,19 +67,23 @@ func (d *decoder) module(a *attrs) (path, ref string, rng hcl.Range) {
 	return resolve(d.dir, module), "", a.rng("module")
 }
 
-// operatorInputs reads the names of the sources an operator reads.
+// operatorInputs reads what an operator reads: source names, and outputs of other operators
+// written OPERATOR.OUTPUT. Whether they exist is checked once every block is read.
 func operatorInputs(a *attrs) ([]string, []hcl.Range) {
 	inputs, ranges, st := a.strList("inputs", "")
 	switch {
 	case st == absent:
-		a.missing("inputs", `list the sources it reads, e.g. inputs = ["payments"]`)
+		a.missing("inputs", `list the sources it reads, e.g. inputs = ["payments"], or outputs of other operators, e.g. inputs = ["enrich.out"]`)
 	case st == present && len(inputs) == 0:
-		a.errorf("inputs", `must name at least one source, e.g. ["payments"]`)
+		a.errorf("inputs", `must name at least one source, e.g. ["payments"], or another operator's output, e.g. ["enrich.out"]`)
 	}
 	seen := map[string]bool{}
 	for i, in := range inputs {
+		if _, ok := ParseInputRef(in); !ok {
+			a.errorAt(ranges[i], "inputs", "%q is neither a source name nor OPERATOR.OUTPUT; name a source (letters, digits, '_' and '-') or another operator's output, e.g. \"enrich.out\"", in)
+		}
 		if seen[in] {
-			a.errorAt(ranges[i], "inputs", "source %q is listed twice; remove one", in)
+			a.errorAt(ranges[i], "inputs", "%q is listed twice; remove one", in)
 		}
 		seen[in] = true
 	}
@@ -121,13 +132,14 @@ func (d *decoder) readConfigFile(a *attrs, name string) []byte {
 	return b
 }
 
-// operatorOutputs reads the map from guest output names to sink names.
-func operatorOutputs(a *attrs) (map[string]string, map[string]hcl.Range) {
+// operatorOutputs reads the map from guest output names to sink names. It may be left out when
+// the operator has internal outputs (read only by other operators).
+func operatorOutputs(a *attrs, internal bool) (map[string]string, map[string]hcl.Range) {
 	outputs, ranges, st := a.strMap("outputs", `; write e.g. outputs = { out = "risk-totals" }`)
 	switch {
-	case st == absent:
-		a.missing("outputs", `map each guest output to a sink, e.g. outputs = { out = "risk-totals" }`)
-	case st == present && len(outputs) == 0:
+	case st == absent && !internal:
+		a.missing("outputs", `map each guest output to a sink, e.g. outputs = { out = "risk-totals" }, or list the outputs other operators read in internal_outputs`)
+	case st == present && len(outputs) == 0 && !internal:
 		a.errorf("outputs", `must map at least one guest output to a sink, e.g. { out = "risk-totals" }`)
 	}
 	if _, empty := outputs[""]; empty {

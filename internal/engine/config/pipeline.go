@@ -177,9 +177,16 @@ type Operator struct {
 	Module string
 	// ModuleRef is a registry reference (NAME or NAME@HASH) when the config names the module
 	// that way; the engine then fetches it and sets Module to the cached file.
-	ModuleRef      string
-	Inputs         []string // source names
-	Key            Key
+	ModuleRef string
+	// Inputs are what the operator reads, in the file's order: source names, and outputs of
+	// other operators written OPERATOR.OUTPUT (see ParseInputRef and Pipeline.Graph).
+	Inputs []string
+	// Key says where the key of a record is, for every input without a key of its own in
+	// InputKeys. It is the zero Key when every input has its own.
+	Key Key
+	// InputKeys are the keys of the `input` blocks, by input: the records of that input are
+	// keyed (re-keyed, for another operator's output) by it instead of Key.
+	InputKeys      map[string]Key
 	Parallelism    int
 	MaxParallelism int // number of key groups; fixed for the life of the state
 	// StateVersion names the layout of the state the module writes, or is empty. A restore
@@ -190,7 +197,10 @@ type Operator struct {
 	// Config is handed to the guest's init as is (from config or config_file).
 	Config []byte
 	// Outputs maps a guest output name to a sink name.
-	Outputs           map[string]string
+	Outputs map[string]string
+	// InternalOutputs are guest outputs published to no sink, only read by other operators
+	// (OPERATOR.OUTPUT in their inputs), in the file's order.
+	InternalOutputs   []string
 	DeadLetterSubject string
 	Limits            Limits
 	// States are the `state` blocks: settings (TTL) of named states.

@@ -48,9 +48,12 @@ var sourceSchema = &hcl.BodySchema{
 
 var operatorSchema = &hcl.BodySchema{
 	Attributes: attributes("module", "state_version", "inputs", "parallelism", "max_parallelism",
-		"config", "config_file", "outputs", "dead_letter_subject"),
-	Blocks: []hcl.BlockHeaderSchema{{Type: "key"}, {Type: "limits"}, {Type: "state", LabelNames: []string{"name"}}},
+		"config", "config_file", "outputs", "internal_outputs", "dead_letter_subject"),
+	Blocks: []hcl.BlockHeaderSchema{{Type: "key"}, {Type: "input", LabelNames: []string{"name"}}, {Type: "limits"},
+		{Type: "state", LabelNames: []string{"name"}}},
 }
+
+var inputSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "key"}}}
 
 var keySchema = &hcl.BodySchema{Attributes: attributes("json_field", "subject_token", "header")}
 

@@ -146,14 +146,26 @@ func writeOperator(body *hclwrite.Body, op Operator) {
 	}
 	setIf(b, "state_version", op.StateVersion)
 	b.SetAttributeValue("inputs", stringList(op.Inputs))
-	writeKey(b.AppendNewBlock("key", nil).Body(), op.Key)
+	if op.Key != (Key{}) {
+		writeKey(b.AppendNewBlock("key", nil).Body(), op.Key)
+	}
+	for _, in := range op.Inputs {
+		if k, ok := op.InputKeys[in]; ok {
+			writeKey(b.AppendNewBlock("input", []string{in}).Body().AppendNewBlock("key", nil).Body(), k)
+		}
+	}
 	for _, st := range op.States {
 		writeState(b.AppendNewBlock("state", []string{st.Name}).Body(), st)
 	}
 	b.SetAttributeValue("parallelism", cty.NumberIntVal(int64(op.Parallelism)))
 	b.SetAttributeValue("max_parallelism", cty.NumberIntVal(int64(op.MaxParallelism)))
 	writeGuestConfig(b, op.Config)
-	b.SetAttributeValue("outputs", stringMap(op.Outputs))
+	if len(op.Outputs) > 0 || len(op.InternalOutputs) == 0 {
+		b.SetAttributeValue("outputs", stringMap(op.Outputs))
+	}
+	if len(op.InternalOutputs) > 0 {
+		b.SetAttributeValue("internal_outputs", stringList(op.InternalOutputs))
+	}
 	b.SetAttributeValue("dead_letter_subject", cty.StringVal(op.DeadLetterSubject))
 	writeLimits(b.AppendNewBlock("limits", nil).Body(), op.Limits)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // validFiles are the files of testdata/valid, without .hcl, whose printed form is checked.
-var validFiles = []string{"full", "minimal", "functions", "unaligned", "cluster"}
+var validFiles = []string{"full", "minimal", "functions", "unaligned", "cluster", "graph"}
 
 // TestStringGolden shows the printed effective config of each valid file; $DIR stands for the
 // absolute test data directory.

@@ -1,0 +1,68 @@
+name = "fraud"
+
+stream "PAYMENTS" {
+  subjects = ["payments.>"]
+}
+
+stream "ALERTS" {
+  subjects = ["alerts.>"]
+}
+
+source "payments" {
+  stream = "PAYMENTS"
+}
+
+operator "enrich" {
+  module           = "enrich.wasm"
+  inputs           = ["payments", "score.flagged"]
+  key {
+    json_field = "account"
+  }
+  internal_outputs = ["out", "side", "out"]
+}
+
+operator "score" {
+  module           = "score.wasm"
+  inputs           = ["enrich.out", "enrich.missing", "ghost.out", "enrich", "enrich."]
+  input "enrich.out" {
+    key {
+      json_field = "customer"
+    }
+  }
+  input "elsewhere" {
+    key {
+      header = "Customer"
+    }
+  }
+  input "enrich.missing" {
+  }
+  key {
+    json_field = "account"
+  }
+  outputs          = { alerts = "alerts" }
+  internal_outputs = ["flagged", "alerts"]
+}
+
+operator "loop" {
+  module  = "loop.wasm"
+  inputs  = ["loop.out"]
+  key {
+    json_field = "id"
+  }
+  internal_outputs = ["out"]
+}
+
+operator "payments" {
+  module  = "p.wasm"
+  inputs  = ["payments"]
+  input "payments" {
+    key {
+      json_field = "id"
+    }
+  }
+  outputs = { out = "alerts" }
+}
+
+sink "alerts" {
+  subject = "alerts.all"
+}
