@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/deploy"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 type deployFlags struct {
@@ -68,6 +69,9 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, path string) 
 	}
 	cfg, err := loadConfig(path, cmd.ErrOrStderr())
 	if err != nil {
+		return err
+	}
+	if err := engine.CheckRunnable(cfg); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -18,7 +18,9 @@ func newValidateCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate PIPELINE.hcl",
 		Short: "Check a pipeline file and load and validate every operator module, without running",
-		Long: `Validate parses the pipeline file (errors point at file:line:column), then compiles
+		Long: `Validate parses the pipeline file (errors point at file:line:column; a pipeline whose
+operators read other operators' outputs is checked as a graph and the graph printed:
+stages in topological order, edges with the consumer's key), then compiles
 every operator module and checks it against the ABI: that it is WebAssembly, imports
 only what the host provides, exports the required functions and reports the ABI
 version this host speaks. It then runs each module's ws_init once with its config (a
@@ -93,6 +95,9 @@ func validatePipeline(ctx context.Context, path string, warnTo io.Writer) (*vali
 func (v *validation) print(out, errOut io.Writer) {
 	fmt.Fprintf(out, "%s: pipeline %q is valid: %d source(s), %d operator(s), %d sink(s)\n",
 		v.file, v.cfg.Name, len(v.cfg.Sources), len(v.cfg.Operators), len(v.cfg.Sinks))
+	if v.cfg.Exchange() {
+		printGraph(out, v.cfg.Graph())
+	}
 	for _, r := range v.reports {
 		fmt.Fprintf(out, "  operator %q: %s (%d bytes, sha256 %s, ABI v%d)\n", r.Operator, r.Module, r.Size, r.Hash[:16], r.ABIVersion)
 		for _, line := range r.TTLs {
@@ -101,6 +106,15 @@ func (v *validation) print(out, errOut io.Writer) {
 	}
 	for _, w := range v.warnings {
 		fmt.Fprintf(errOut, "warning: %s\n", w)
+	}
+}
+
+// printGraph prints the dataflow graph of a pipeline whose operators read other operators'
+// outputs, indented under the summary line.
+func printGraph(out io.Writer, g config.Graph) {
+	fmt.Fprintln(out, "  graph:")
+	for _, line := range nonEmptyLines(g.String()) {
+		fmt.Fprintf(out, "    %s\n", line)
 	}
 }
 

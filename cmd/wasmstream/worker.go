@@ -60,6 +60,10 @@ func runWorker(cmd *cobra.Command, g *globalFlags, f *workerFlags, path string) 
 	if err != nil {
 		return err
 	}
+	// Before the observer, the server or the cluster: a graph is refused whole, at once.
+	if err := engine.CheckRunnable(cfg); err != nil {
+		return err
+	}
 	logger := newLogger(g, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

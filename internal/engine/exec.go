@@ -131,6 +131,9 @@ func OpenExec(ctx context.Context, cfg *config.Pipeline, name string, store *sta
 	if oc == nil {
 		return nil, fmt.Errorf("pipeline %q has no operator %q; name one of its operator blocks", cfg.Name, name)
 	}
+	if err := operatorRunnable(oc); err != nil {
+		return nil, err
+	}
 	if opts.WorkDir == "" {
 		return nil, fmt.Errorf("operator %q: exec needs a work dir for its compilation cache", name)
 	}

@@ -81,6 +81,9 @@ var errPipelineFailed = coordinator.ErrStopped
 // (starting the embedded server when the config names none), ensures the
 // declared streams and positions every source after its last commit.
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
+	if err := CheckRunnable(cfg); err != nil {
+		return nil, err
+	}
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
 	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), abandoned: make(chan struct{}), stopped: make(chan struct{}), crash: crashpoint.FromEnv(), upgradeStop: make(chan struct{})}

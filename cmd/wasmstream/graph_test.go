@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/testutil"
+)
+
+// graphPipeline is a pipeline whose operator score reads operator enrich's output: it loads
+// and validates, but no runtime runs it yet.
+const graphPipeline = `name = "fraud"
+data_dir = "./data"
+
+server {
+  url = "nats://127.0.0.1:1"
+}
+
+cluster {}
+
+source "payments" {
+  stream = "PAYMENTS"
+}
+
+operator "enrich" {
+  module = "enrich.wasm"
+  inputs = ["payments"]
+  key {
+    json_field = "account"
+  }
+  internal_outputs = ["out"]
+}
+
+operator "score" {
+  module  = "score.wasm"
+  inputs  = ["enrich.out"]
+  key {
+    json_field = "customer"
+  }
+  outputs = { alerts = "alerts" }
+}
+
+sink "alerts" {
+  subject = "alerts.all"
+}
+`
+
+// run, worker and deploy refuse a graph at once, naming the operator, its input and its
+// position, before they start a server, an observer, a data dir or a cluster asset: never a
+// silent skip of the edge or a half-run pipeline. (The server url points at a closed port: a
+// command that went on would fail differently.)
+func TestRunRefusesGraphs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pipeline.hcl")
+	if err := os.WriteFile(path, []byte(graphPipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"run", "worker", "deploy"} {
+		t.Run(verb, func(t *testing.T) {
+			root := newRootCommand()
+			var out bytes.Buffer
+			root.SetOut(&out)
+			root.SetErr(&out)
+			root.SetArgs([]string{verb, path})
+			err := root.Execute()
+			if !errors.Is(err, engine.ErrGraphNotRunnable) {
+				t.Fatalf("%s: err = %v, want ErrGraphNotRunnable\n%s", verb, err, out.String())
+			}
+			for _, want := range []string{path + ":23:1:", `operator "score"`, `input "enrich.out"`, "not yet runnable"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: error %q lacks %q", verb, err, want)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+				t.Errorf("%s created the data dir before refusing: %v", verb, err)
+			}
+		})
+	}
+}
+
+// validate prints the graph of a pipeline whose operators read each other, stages in
+// topological order and every edge with its kind and the consumer's key, after checking the
+// modules; the consumer is declared before its producer.
+func TestValidatePrintsGraph(t *testing.T) {
+	path, _ := examplePipeline(t)
+	rewritePipeline(t, path, `operator "risk" {`, `operator "audit" {
+  module = "`+testutil.GoGuest(t, "./examples/payment-risk/operator")+`"
+  inputs = ["risk.out"]
+  input "risk.out" {
+    key {
+      subject_token = 2
+    }
+  }
+  config  = jsonencode({ max_cents = 100000000 })
+  outputs = { out = "risk-totals" }
+}
+
+operator "risk" {`)
+	root := newRootCommand()
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetArgs([]string{"validate", path})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("validate: %v\n%s", err, errOut.String())
+	}
+	want := `  graph:
+    stages (topological order):
+      1  source    payments
+      2  operator  risk         parallelism 1, 128 key groups
+      3  operator  audit        parallelism 1, 128 key groups
+      4  sink      risk-totals
+    edges:
+      payments   ->  risk         source    key json_field "account"
+      risk.out   ->  audit        exchange  key subject_token 2
+      risk.out   ->  risk-totals  sink
+      audit.out  ->  risk-totals  sink
+  operator "audit": `
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("validate printed\n%s\nwant the graph\n%s", out.String(), want)
+	}
+}
