@@ -93,7 +93,7 @@ func TestValidatePrintsGraph(t *testing.T) {
   inputs = ["risk.out"]
   input "risk.out" {
     key {
-      subject_token = 2
+      header = "Wasmstream-Key"
     }
   }
   config  = jsonencode({ max_cents = 100000000 })
@@ -117,7 +117,7 @@ operator "risk" {`)
       4  sink      risk-totals
     edges:
       payments   ->  risk         source    key json_field "account"
-      risk.out   ->  audit        exchange  key subject_token 2
+      risk.out   ->  audit        exchange  key header "Wasmstream-Key"
       risk.out   ->  risk-totals  sink
       audit.out  ->  risk-totals  sink
   operator "audit": `

@@ -39,7 +39,7 @@ edges:
   enrich.out    ->  score   exchange  key json_field "customer"
   customers     ->  score   source    key json_field "customer"
   score.alerts  ->  audit   exchange  key header "Customer"
-  enrich.out    ->  audit   exchange  key subject_token 2
+  enrich.out    ->  audit   exchange  key header "Wasmstream-Key"
   score.alerts  ->  alerts  sink
   audit.out     ->  audit   sink
 `

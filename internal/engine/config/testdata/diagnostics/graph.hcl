@@ -52,6 +52,15 @@ operator "loop" {
   internal_outputs = ["out"]
 }
 
+operator "bytoken" {
+  module  = "t.wasm"
+  inputs  = ["enrich.out"]
+  key {
+    subject_token = 3
+  }
+  outputs = { out = "alerts" }
+}
+
 operator "payments" {
   module  = "p.wasm"
   inputs  = ["payments"]

@@ -47,7 +47,7 @@ operator "audit" {
   }
   input "enrich.out" {
     key {
-      subject_token = 2
+      header = "Wasmstream-Key"
     }
   }
   outputs = { out = "audit" }
