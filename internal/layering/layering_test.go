@@ -47,6 +47,8 @@ var rules = []rule{
 	{pkg: "./internal/protocol", stdlibOnly: true, forbidStdlib: []string{"os", "net", "syscall", "io/fs"},
 		noCalls: []string{"time.Now", "time.Since", "time.Until", "time.After", "time.AfterFunc", "time.NewTimer", "time.NewTicker", "time.Tick", "time.Sleep"},
 		why:     "the checkpoint protocol core is a pure state machine: no I/O, no timers, the clock passed in"},
+	{pkg: "./internal/exchange", stdlibOnly: true, forbidStdlib: []string{"os", "net", "syscall", "io/fs"},
+		why: "the exchange wire format is a leaf shared by producers, consumers and tools; internal/exchange/exchangejs joins it to NATS"},
 	{pkg: "./checkpoint", forbid: []string{natsio, natsServer, natsClient, wazero},
 		why: "the snapshot layer imports no transport; internal/savepointstore joins it to NATS"},
 	{pkg: "./internal/cluster/lease", forbid: []string{wazero, pebble, natsServer, engine},
