@@ -13,7 +13,8 @@ import (
 var ErrGraphNotRunnable = errors.New("dataflow graphs are validated but not yet runnable")
 
 // CheckRunnable refuses a pipeline that this engine would not run as written: an operator that
-// reads another operator's output, or that keys one of its inputs with an input block. The
+// reads another operator's output, keys one of its inputs with an input block, or has outputs
+// for other operators only (internal_outputs). The
 // error is a config.Diagnostic at the operator's block that names the operator, the input and
 // what to do instead; errors.Is sees ErrGraphNotRunnable. Open, OpenExec and the run and worker
 // commands call it, so such a pipeline is never run half.
@@ -41,6 +42,10 @@ func operatorRunnable(oc *config.Operator) error {
 			return config.Errorf(oc.Range, "operator %q: input %q has a key of its own (an input block): %w; "+
 				"key every input with the operator's key block", oc.Name, in, ErrGraphNotRunnable)
 		}
+	}
+	if len(oc.InternalOutputs) > 0 {
+		return config.Errorf(oc.Range, "operator %q: internal_outputs %q go to other operators only: %w; "+
+			"map them to sinks in outputs", oc.Name, oc.InternalOutputs, ErrGraphNotRunnable)
 	}
 	return nil
 }

@@ -79,6 +79,8 @@ func TestCheckRunnable(t *testing.T) {
 		{"sources only", strings.Replace(graphProducer, `internal_outputs = ["out"]`, `outputs = { out = "out" }`, 1), nil},
 		{"an operator reading an operator", graphProducer + graphConsumer,
 			[]string{`p.hcl:22:1: operator "b": input "a.out" is the output of operator "a": dataflow graphs are validated but not yet runnable`}},
+		{"internal outputs read by no operator", graphProducer,
+			[]string{`p.hcl:13:1: operator "a": internal_outputs ["out"] go to other operators only: dataflow graphs are validated but not yet runnable; map them to sinks in outputs`}},
 		{"a key per input", graphPerInputKey,
 			[]string{`p.hcl:13:1: operator "c": input "in" has a key of its own (an input block): dataflow graphs are validated but not yet runnable; key every input with the operator's key block`}},
 	} {
