@@ -14,6 +14,7 @@ func (d *decoder) check(p *Pipeline) {
 	d.checkOperators(p)
 	d.checkCycles(p)
 	d.checkStageNames(p)
+	d.checkExchangeSubjects(p)
 	d.checkSinks(p)
 	d.checkDeadLetterSubjects(p)
 	d.checkUnused(p)

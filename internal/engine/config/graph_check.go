@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/wasmstream/wasmstream/internal/exchange"
 )
 
 // checkInput checks that one input of op names a declared source, or an output that another
@@ -125,4 +127,29 @@ func firstOr(list []string, def string) string {
 		return def
 	}
 	return list[0]
+}
+
+// checkExchangeSubjects refuses, in a pipeline whose operators read each other, a declared
+// stream or a sink subject in the subjects of the pipeline's exchange streams
+// (internal/exchange/FORMAT.md §2): JetStream gives a subject to one stream only, and a sink
+// publishing there would slip records, or forged barrier markers, between the operators.
+func (d *decoder) checkExchangeSubjects(p *Pipeline) {
+	if !p.Exchange() || !validPipelineName(p.Name) {
+		return
+	}
+	space := exchange.SubjectRoot + "." + p.Name + ".>"
+	for j, st := range p.Streams {
+		for k, subj := range st.Subjects {
+			if acceptableStreamSubject(subj) && subjectsCollide(subj, space) {
+				d.errorf(d.at.streamSubjects[j][k], "stream %q: subjects: %q overlaps %q, the subjects of the exchange streams between this pipeline's operators; "+
+					"a subject can belong to one stream only, so remove it or narrow it", st.Name, subj, space)
+			}
+		}
+	}
+	for i, s := range p.Sinks {
+		if validSubject(s.Subject) && subjectsCollide(s.Subject, space) {
+			d.errorf(d.at.sinkSubject[i], "sink %q: subject: %q is in %q, where the engine carries records and checkpoint barriers between this pipeline's operators; publish elsewhere",
+				s.Name, s.Subject, space)
+		}
+	}
 }

@@ -5,7 +5,7 @@ stream "PAYMENTS" {
 }
 
 stream "ALERTS" {
-  subjects = ["alerts.>"]
+  subjects = ["alerts.>", "wasmstream.x.*.enrich_score.>"]
 }
 
 source "payments" {
@@ -74,4 +74,8 @@ operator "payments" {
 
 sink "alerts" {
   subject = "alerts.all"
+}
+
+sink "forged" {
+  subject = "wasmstream.x.fraud.enrich_score_1564d3cf.0"
 }
