@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -123,5 +124,20 @@ operator "risk" {`)
   operator "audit": `
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("validate printed\n%s\nwant the graph\n%s", out.String(), want)
+	}
+
+	doc := jsonDoc(t, "", "validate", path, "--json")
+	graph, _ := json.Marshal(doc["graph"])
+	const wantJSON = `{"edges":[` +
+		`{"from":"payments","key":{"json_field":"account"},"kind":"source","to":"risk"},` +
+		`{"from":"risk","key":{"header":"Wasmstream-Key"},"kind":"exchange","output":"out","to":"audit"},` +
+		`{"from":"risk","kind":"sink","output":"out","to":"risk-totals"},` +
+		`{"from":"audit","kind":"sink","output":"out","to":"risk-totals"}],` +
+		`"stages":[{"kind":"source","name":"payments"},` +
+		`{"kind":"operator","max_parallelism":128,"name":"risk","parallelism":1},` +
+		`{"kind":"operator","max_parallelism":128,"name":"audit","parallelism":1},` +
+		`{"kind":"sink","name":"risk-totals"}]}`
+	if string(graph) != wantJSON {
+		t.Errorf("validate --json graph\n%s\nwant\n%s", graph, wantJSON)
 	}
 }

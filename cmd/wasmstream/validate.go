@@ -35,8 +35,9 @@ touched, and nothing connects to NATS except, with server.url set, one short con
 that reads the server's max_payload (validate says so when it cannot).
 
 With --json: {"file", "pipeline", "sources", "operators", "sinks", "modules": [{"operator",
-"module", "size", "sha256", "abi_version", "states"}], "warnings"}; the warnings, on
-stderr in text, are in the document.`,
+"module", "size", "sha256", "abi_version", "states"}], "warnings", "graph": {"stages",
+"edges"}}; the warnings, on stderr in text, are in the document, and the graph is there
+for every pipeline.`,
 		Example: `  wasmstream validate examples/payment-risk/pipeline.hcl
   wasmstream validate examples/payment-risk/pipeline.hcl --json`,
 		Args: cobra.ExactArgs(1),
@@ -109,15 +110,6 @@ func (v *validation) print(out, errOut io.Writer) {
 	}
 }
 
-// printGraph prints the dataflow graph of a pipeline whose operators read other operators'
-// outputs, indented under the summary line.
-func printGraph(out io.Writer, g config.Graph) {
-	fmt.Fprintln(out, "  graph:")
-	for _, line := range nonEmptyLines(g.String()) {
-		fmt.Fprintf(out, "    %s\n", line)
-	}
-}
-
 // payloadWarnings are the operators whose size limits exceed the server's
 // max payload, or a warning that the check could not be made.
 func payloadWarnings(ctx context.Context, cfg *config.Pipeline) []string {
@@ -142,6 +134,8 @@ type validateJSON struct {
 	Sinks     int                  `json:"sinks"`
 	Modules   []validateModuleJSON `json:"modules"`
 	Warnings  []string             `json:"warnings"`
+	// Graph is the pipeline's dataflow graph (validate_graph.go).
+	Graph graphJSON `json:"graph"`
 }
 
 type validateModuleJSON struct {
@@ -156,7 +150,7 @@ type validateModuleJSON struct {
 
 func (v *validation) toJSON() validateJSON {
 	j := validateJSON{File: v.file, Pipeline: v.cfg.Name, Sources: len(v.cfg.Sources), Operators: len(v.cfg.Operators),
-		Sinks: len(v.cfg.Sinks), Modules: []validateModuleJSON{}, Warnings: v.warnings}
+		Sinks: len(v.cfg.Sinks), Modules: []validateModuleJSON{}, Warnings: v.warnings, Graph: toGraphJSON(v.cfg.Graph())}
 	if j.Warnings == nil {
 		j.Warnings = []string{}
 	}
