@@ -14,10 +14,10 @@ var ErrGraphNotRunnable = errors.New("dataflow graphs are validated but not yet 
 
 // CheckRunnable refuses a pipeline that this engine would not run as written: an operator that
 // reads another operator's output, keys one of its inputs with an input block, or has outputs
-// for other operators only (internal_outputs). The
-// error is a config.Diagnostic at the operator's block that names the operator, the input and
-// what to do instead; errors.Is sees ErrGraphNotRunnable. Open, OpenExec and the run and worker
-// commands call it, so such a pipeline is never run half.
+// for other operators only (internal_outputs). Each error is a config.Diagnostic at the
+// operator's block that names the operator, the input and what to do instead; errors.Is sees
+// ErrGraphNotRunnable. Open, OpenExec and the run, worker and deploy commands call it, so such
+// a pipeline is refused whole rather than run in part.
 func CheckRunnable(cfg *config.Pipeline) error {
 	var errs []error
 	for i := range cfg.Operators {

@@ -31,7 +31,7 @@ func (d *decoder) checkInput(p *Pipeline, op *Operator, in string, at hcl.Range)
 	case op.KeyOf(in).SubjectToken != 0:
 		d.errorf(at, "operator %q: inputs: %q is keyed by subject_token %d, but an operator's output has no subject of its own (it travels on the exchange's subjects); "+
 			"key it by json_field, or by header (the key the producer emitted is in header %q), in an input block for it",
-			op.Name, in, op.KeyOf(in).SubjectToken, "Wasmstream-Key")
+			op.Name, in, op.KeyOf(in).SubjectToken, exchange.HeaderKey)
 	}
 }
 
