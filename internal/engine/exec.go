@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmstream/wasmstream/host"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/exchange"
 	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/natsio"
 )
@@ -116,8 +117,9 @@ func (p *Pipeline) maxPayload() int64 {
 	return p.conn.MaxPayload()
 }
 
-// HeaderKey carries an output's key (the key the guest emitted it with).
-const HeaderKey = "Wasmstream-Key"
+// HeaderKey carries an output's key (the key the guest emitted it with), to a sink as through an
+// exchange: one name, defined by the exchange format.
+const HeaderKey = exchange.HeaderKey
 
 // MaxPayload is the limit an input record, an output or a dead letter must
 // fit (the embedded server's max_payload of the config, else the server's
