@@ -92,6 +92,8 @@ func (d *decoder) inputBlocks(blocks hcl.Blocks, owner string, inputs []string) 
 				keys = map[string]Key{}
 			}
 			keys[name], ranges[name] = k, b.DefRange
+		default:
+			ranges[name] = b.DefRange
 		}
 	}
 	return keys, ranges

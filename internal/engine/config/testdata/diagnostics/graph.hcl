@@ -36,6 +36,11 @@ operator "score" {
   }
   input "enrich.missing" {
   }
+  input "enrich.missing" {
+    key {
+      json_field = "again"
+    }
+  }
   key {
     json_field = "account"
   }
