@@ -130,7 +130,7 @@ operator "risk" {`)
 	graph, _ := json.Marshal(doc["graph"])
 	const wantJSON = `{"edges":[` +
 		`{"from":"payments","key":{"json_field":"account"},"kind":"source","to":"risk"},` +
-		`{"from":"risk","key":{"header":"Wasmstream-Key"},"kind":"exchange","output":"out","to":"audit"},` +
+		`{"from":"risk","key":{"header":"Wasmstream-Key"},"kind":"exchange","output":"out","stream":"WS_X_payment-risk_risk_audit_8b4ca93c","to":"audit"},` +
 		`{"from":"risk","kind":"sink","output":"out","to":"risk-totals"},` +
 		`{"from":"audit","kind":"sink","output":"out","to":"risk-totals"}],` +
 		`"stages":[{"kind":"source","name":"payments"},` +

@@ -38,6 +38,8 @@ type edgeJSON struct {
 	To     string `json:"to"`
 	// Key is how the consumer keys the edge's records; left out for sink edges.
 	Key *keyJSON `json:"key,omitempty"`
+	// Stream is the exchange stream of an exchange edge; left out for the others.
+	Stream string `json:"stream,omitempty"`
 }
 
 // keyJSON has exactly one field, as the key block.
@@ -53,7 +55,7 @@ func toGraphJSON(g config.Graph) graphJSON {
 		out.Stages = append(out.Stages, stageJSON{Kind: string(s.Kind), Name: s.Name, Parallelism: s.Parallelism, MaxParallelism: s.MaxParallelism})
 	}
 	for _, e := range g.Edges {
-		j := edgeJSON{Kind: string(e.Kind), From: e.From, Output: e.Output, To: e.To}
+		j := edgeJSON{Kind: string(e.Kind), From: e.From, Output: e.Output, To: e.To, Stream: e.Stream}
 		if e.Kind != config.EdgeSink {
 			j.Key = &keyJSON{JSONField: e.Key.JSONField, SubjectToken: e.Key.SubjectToken, Header: e.Key.Header}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/wasmstream/wasmstream/internal/exchange"
 )
 
 // Graph is the dataflow of a pipeline: its stages in topological order and the edges between
@@ -61,6 +63,9 @@ type Edge struct {
 	To string
 	// Key is how the consumer keys the records of this edge; zero for EdgeSink.
 	Key Key
+	// Stream is the name of the exchange stream that carries an EdgeExchange
+	// (internal/exchange/FORMAT.md §2); empty for the other kinds.
+	Stream string
 }
 
 // Exchange reports whether the pipeline has an edge between operators.
@@ -112,10 +117,16 @@ func (p *Pipeline) inputEdges(op *Operator) []Edge {
 		case !r.IsOperatorOutput() && p.Source(r.Source) != nil:
 			out = append(out, Edge{Kind: EdgeSource, From: r.Source, To: op.Name, Key: op.KeyOf(in)})
 		case r.IsOperatorOutput() && p.Operator(r.Operator) != nil && p.Operator(r.Operator).HasOutput(r.Output):
-			out = append(out, Edge{Kind: EdgeExchange, From: r.Operator, Output: r.Output, To: op.Name, Key: op.KeyOf(in)})
+			out = append(out, Edge{Kind: EdgeExchange, From: r.Operator, Output: r.Output, To: op.Name, Key: op.KeyOf(in),
+				Stream: p.exchangeEdge(r, op).StreamName()})
 		}
 	}
 	return out
+}
+
+// exchangeEdge is the exchange format's edge for input r of op.
+func (p *Pipeline) exchangeEdge(r InputRef, op *Operator) exchange.Edge {
+	return exchange.Edge{Pipeline: p.Name, Producer: r.Operator, Output: r.Output, Consumer: op.Name}
 }
 
 // topologicalOrder returns the operators' indexes, each after every operator whose output it

@@ -28,6 +28,8 @@ func (d *decoder) checkInput(p *Pipeline, op *Operator, in string, at hcl.Range)
 	case !p.Operator(r.Operator).HasOutput(r.Output):
 		d.errorf(at, "operator %q: inputs: operator %q has no output %q; its outputs: %s (declare it in its outputs, or in internal_outputs when no sink takes it)",
 			op.Name, r.Operator, r.Output, outputList(p.Operator(r.Operator)))
+	case validPipelineName(p.Name) && p.exchangeEdge(r, op).Validate() != nil:
+		d.errorf(at, "operator %q: inputs: %q: %v", op.Name, in, p.exchangeEdge(r, op).Validate())
 	case op.KeyOf(in).SubjectToken != 0:
 		d.errorf(at, "operator %q: inputs: %q is keyed by subject_token %d, but an operator's output has no subject of its own (it travels on the exchange's subjects); "+
 			"key it by json_field, or by header (the key the producer emitted is in header %q), in an input block for it",

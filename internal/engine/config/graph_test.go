@@ -119,3 +119,41 @@ func TestParseInputRef(t *testing.T) {
 		}
 	}
 }
+
+// An edge whose exchange stream name would pass JetStream's 255 bytes is refused at load, at the
+// input, rather than when the runtime creates the stream.
+func TestGraphStreamNameTooLong(t *testing.T) {
+	pipeline, a, b := strings.Repeat("p", 120), strings.Repeat("a", 70), strings.Repeat("b", 70)
+	src := `name = "` + pipeline + `"
+server {
+  url = "nats://h:4222"
+}
+source "in" {
+  stream = "S"
+}
+operator "` + a + `" {
+  module = "a.wasm"
+  inputs = ["in"]
+  key {
+    json_field = "id"
+  }
+  internal_outputs = ["out"]
+}
+operator "` + b + `" {
+  module  = "b.wasm"
+  inputs  = ["` + a + `.out"]
+  key {
+    json_field = "id"
+  }
+  internal_outputs = ["out"]
+}`
+	_, diags, _ := Parse([]byte(src), "p.hcl")
+	errs := diags.Errors()
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].String(), "p.hcl:18:14: operator \""+b+"\": inputs: \""+a+".out\": exchange: invalid edge: stream name WS_X_") ||
+		!strings.Contains(errs[0].String(), "is longer than JetStream's 255 bytes; shorten the pipeline or operator names") {
+		t.Errorf("diagnostics:\n%v", diags)
+	}
+	if p, _, _ := Parse([]byte(strings.ReplaceAll(src, b, "b")), "p.hcl"); p.Graph().Edges[1].Stream == "" {
+		t.Error("the exchange edge of a valid graph has no stream name")
+	}
+}
