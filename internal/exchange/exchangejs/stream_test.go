@@ -56,6 +56,12 @@ func TestEnsureExchangeCreates(t *testing.T) {
 	if _, err := EnsureExchange(testCtx(t), c, spec()); err != nil {
 		t.Errorf("second EnsureExchange: %v", err)
 	}
+	// Every character the config allows in names, and an output name no subject could hold.
+	odd := exchange.StreamSpec{Edge: exchange.Edge{Pipeline: "pay-risk_2", Producer: "Risk-1_a", Output: "out v2.*>", Consumer: "audit-X"},
+		DuplicateWindow: time.Minute, Replicas: 1, Memory: true}
+	if info, err := EnsureExchange(testCtx(t), c, odd); err != nil || info.Config.Storage != jetstream.MemoryStorage {
+		t.Errorf("EnsureExchange(%v): %v", odd.Edge, err)
+	}
 }
 
 // An existing stream that would lose messages a restore needs, or forget ids a replay
