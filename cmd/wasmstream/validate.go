@@ -96,7 +96,7 @@ func validatePipeline(ctx context.Context, path string, warnTo io.Writer) (*vali
 func (v *validation) print(out, errOut io.Writer) {
 	fmt.Fprintf(out, "%s: pipeline %q is valid: %d source(s), %d operator(s), %d sink(s)\n",
 		v.file, v.cfg.Name, len(v.cfg.Sources), len(v.cfg.Operators), len(v.cfg.Sinks))
-	if v.cfg.Exchange() {
+	if v.cfg.HasExchangeEdges() {
 		printGraph(out, v.cfg.Graph())
 	}
 	for _, r := range v.reports {

@@ -68,8 +68,8 @@ type Edge struct {
 	Stream string
 }
 
-// Exchange reports whether the pipeline has an edge between operators.
-func (p *Pipeline) Exchange() bool {
+// HasExchangeEdges reports whether an operator of the pipeline reads another operator's output.
+func (p *Pipeline) HasExchangeEdges() bool {
 	for i := range p.Operators {
 		if p.Operators[i].ReadsOperators() {
 			return true

@@ -105,7 +105,7 @@ func (d *decoder) reportCycle(p *Pipeline, path []int, c consumer) {
 // checkStageNames refuses, in a pipeline whose operators read each other, an operator named like
 // a source: the graph, its exchange streams and its metrics name stages by name alone.
 func (d *decoder) checkStageNames(p *Pipeline) {
-	if !p.Exchange() {
+	if !p.HasExchangeEdges() {
 		return
 	}
 	for _, op := range p.Operators {
@@ -136,7 +136,7 @@ func firstOr(list []string, def string) string {
 // (internal/exchange/FORMAT.md §2): JetStream gives a subject to one stream only, and a sink
 // publishing there would slip records, or forged barrier markers, between the operators.
 func (d *decoder) checkExchangeSubjects(p *Pipeline) {
-	if !p.Exchange() || !validPipelineName(p.Name) {
+	if !p.HasExchangeEdges() || !validPipelineName(p.Name) {
 		return
 	}
 	space := exchange.SubjectRoot + "." + p.Name + ".>"

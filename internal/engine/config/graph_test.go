@@ -13,7 +13,7 @@ func TestGraph(t *testing.T) {
 	if err != nil || len(diags) > 0 {
 		t.Fatalf("Load: %v\n%v", err, diags)
 	}
-	if !p.Exchange() {
+	if !p.HasExchangeEdges() {
 		t.Error("Exchange() = false, want true")
 	}
 	audit := p.Operator("audit")
@@ -55,7 +55,7 @@ func TestGraphWithoutExchange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Exchange() {
+	if p.HasExchangeEdges() {
 		t.Error("Exchange() = true for a pipeline reading sources only")
 	}
 	g := p.Graph()
