@@ -14,7 +14,7 @@ func TestGraph(t *testing.T) {
 		t.Fatalf("Load: %v\n%v", err, diags)
 	}
 	if !p.HasExchangeEdges() {
-		t.Error("Exchange() = false, want true")
+		t.Error("HasExchangeEdges() = false, want true")
 	}
 	audit := p.Operator("audit")
 	if got := audit.KeyOf("score.alerts"); got != (Key{Header: "Customer"}) {
@@ -56,7 +56,7 @@ func TestGraphWithoutExchange(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p.HasExchangeEdges() {
-		t.Error("Exchange() = true for a pipeline reading sources only")
+		t.Error("HasExchangeEdges() = true for a pipeline reading sources only")
 	}
 	g := p.Graph()
 	if len(g.Edges) != 2 || g.Edges[0].Kind != EdgeSource || g.Edges[1].Kind != EdgeSink {
