@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +125,11 @@ operator "risk" {`)
   operator "audit": `
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("validate printed\n%s\nwant the graph\n%s", out.String(), want)
+	}
+	const refused = `warning: run, worker and deploy refuse this pipeline for now: ` + "%s:%d:1: " +
+		`operator "audit": input "risk.out" is the output of operator "risk": dataflow graphs are validated but not yet runnable`
+	if !strings.Contains(errOut.String(), fmt.Sprintf(refused, path, 20)) {
+		t.Errorf("validate's warnings\n%s\nlack\n%s", errOut.String(), fmt.Sprintf(refused, path, 20))
 	}
 
 	doc := jsonDoc(t, "", "validate", path, "--json")

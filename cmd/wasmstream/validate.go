@@ -88,6 +88,9 @@ func validatePipeline(ctx context.Context, path string, warnTo io.Writer) (*vali
 			v.warnings = append(v.warnings, w.String())
 		}
 	}
+	if err := engine.CheckRunnable(cfg); err != nil {
+		v.warnings = append(v.warnings, notRunnableWarning(err))
+	}
 	v.warnings = append(v.warnings, engine.SinkWarnings(cfg)...)
 	v.warnings = append(v.warnings, payloadWarnings(ctx, cfg)...)
 	return v, nil

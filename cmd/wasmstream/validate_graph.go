@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
@@ -14,6 +15,12 @@ func printGraph(out io.Writer, g config.Graph) {
 	for _, line := range nonEmptyLines(g.String()) {
 		fmt.Fprintf(out, "    %s\n", line)
 	}
+}
+
+// notRunnableWarning tells validate's user that run will refuse what validate accepts, and why,
+// operator by operator.
+func notRunnableWarning(err error) string {
+	return "run, worker and deploy refuse this pipeline for now: " + strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
 // graphJSON is the "graph" of validate --json (docs/cli.md): the stages in topological order and
