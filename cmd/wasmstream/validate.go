@@ -20,7 +20,8 @@ func newValidateCommand(g *globalFlags) *cobra.Command {
 		Short: "Check a pipeline file and load and validate every operator module, without running",
 		Long: `Validate parses the pipeline file (errors point at file:line:column; a pipeline whose
 operators read other operators' outputs is checked as a graph and the graph printed:
-stages in topological order, edges with the consumer's key), then compiles
+stages in topological order, edges with the consumer's key; run does not run such a
+pipeline yet, and validate warns so), then compiles
 every operator module and checks it against the ABI: that it is WebAssembly, imports
 only what the host provides, exports the required functions and reports the ABI
 version this host speaks. It then runs each module's ws_init once with its config (a
