@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -155,5 +156,28 @@ operator "` + b + `" {
 	}
 	if p, _, _ := Parse([]byte(strings.ReplaceAll(src, b, "b")), "p.hcl"); p.Graph().Edges[1].Stream == "" {
 		t.Error("the exchange edge of a valid graph has no stream name")
+	}
+}
+
+// The graph docs/config.md shows under "Dataflow graphs" is what Graph prints for the pipeline
+// shown above it, line for line (validate indents it by four spaces).
+func TestGraphDocsExample(t *testing.T) {
+	doc, err := os.ReadFile(docsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)[strings.Index(string(doc), "### Dataflow graphs"):]
+	hclStart := strings.Index(section, "```hcl\n") + len("```hcl\n")
+	hclEnd := hclStart + strings.Index(section[hclStart:], "```")
+	outStart := hclEnd + strings.Index(section[hclEnd+3:], "```\n") + 3 + len("```\n")
+	shown := section[outStart : outStart+strings.Index(section[outStart:], "```")]
+	p, diags, err := Parse([]byte(section[hclStart:hclEnd]), "pipeline.hcl")
+	if err != nil || len(diags) > 0 {
+		t.Fatalf("the docs' graph pipeline: %v\n%v", err, diags)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(p.Graph().String(), "\n"), "\n") {
+		if !strings.Contains(shown, "\n    "+line+"\n") {
+			t.Errorf("docs/config.md's validate output lacks the line %q:\n%s", line, shown)
+		}
 	}
 }
