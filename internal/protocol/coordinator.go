@@ -126,9 +126,7 @@ func (c *Coordinator) Step(ev Event) []Action {
 	case Tick:
 		actions = c.tick()
 	case Trigger:
-		if c.round == nil && !c.stopping && c.takeID(ev.ID) {
-			actions = c.trigger(false, ev.Overtaking)
-		}
+		actions = c.triggered(ev)
 	case Stop:
 		actions = c.stop()
 	case SourceReported:
@@ -236,6 +234,38 @@ func (c *Coordinator) stop() []Action {
 		return c.trigger(true, false)
 	}
 	return nil // the checkpoint in progress finishes first
+}
+
+// triggered starts the checkpoint ev asks for when none is in progress,
+// or when ev supersedes the one in progress (Supersedes).
+func (c *Coordinator) triggered(ev Trigger) []Action {
+	var actions []Action
+	if c.Supersedes(ev.ID) {
+		// Not a failure of this process: the cluster gave the round up
+		// (a worker did not ack in time), so it does not count towards
+		// MaxFailures.
+		id := c.round.id
+		actions = []Action{Cancel{ID: id}, CheckpointFailed{ID: id, InARow: c.failed, Superseded: true,
+			Err: fmt.Errorf("superseded by checkpoint %d: the cluster coordinator gave it up", ev.ID)}}
+		c.round = nil
+	}
+	if c.round == nil && !c.stopping && c.takeID(ev.ID) {
+		actions = append(actions, c.trigger(false, ev.Overtaking)...)
+	}
+	return actions
+}
+
+// Supersedes reports whether a trigger numbered id gives up the
+// checkpoint in progress for itself. A cluster coordinator numbers its
+// rounds in order and claims each before its trigger, so a newer id means
+// the round in progress here will never complete: it missed its
+// coordinator's timeout or another worker failed it. Waiting for this
+// process's own (much longer) timeout would refuse every newer round
+// meanwhile. Only a round still collecting reports is superseded: one
+// being persisted or published finishes first, and a final one is never.
+func (c *Coordinator) Supersedes(id uint64) bool {
+	r := c.round
+	return id != 0 && r != nil && id > r.id && r.phase == collecting && !r.final && !c.stopping
 }
 
 // takeID numbers the next checkpoint id when id is not 0; false when id

@@ -212,6 +212,9 @@ type CheckpointFailed struct {
 	Err    error
 	InARow int
 	Outage bool
+	// Superseded: a newer numbered trigger gave the checkpoint up
+	// (Coordinator.Supersedes); not counted in InARow.
+	Superseded bool
 }
 
 // Fail says the pipeline must stop with Err (its last completed checkpoint
@@ -288,6 +291,9 @@ func (a Retain) String() string { return fmt.Sprintf("retain %d", a.ID) }
 func (a CheckpointFailed) String() string {
 	if a.Outage {
 		return fmt.Sprintf("checkpoint-failed %d outage in_a_row=%d: %v", a.ID, a.InARow, a.Err)
+	}
+	if a.Superseded {
+		return fmt.Sprintf("checkpoint-failed %d superseded in_a_row=%d: %v", a.ID, a.InARow, a.Err)
 	}
 	return fmt.Sprintf("checkpoint-failed %d in_a_row=%d: %v", a.ID, a.InARow, a.Err)
 }

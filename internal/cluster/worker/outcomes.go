@@ -16,9 +16,11 @@ import (
 // outcomeBoard holds the outcomes the coordinator broadcast, for the parts
 // that wait in Persist for their checkpoint to complete.
 type outcomeBoard struct {
-	mu      sync.Mutex
-	known   map[uint64]outcome
-	changed chan struct{}
+	mu    sync.Mutex
+	known map[uint64]outcome
+	// newestTrigger is the newest checkpoint triggered (givenup.go).
+	newestTrigger uint64
+	changed       chan struct{}
 }
 
 func newOutcomeBoard() *outcomeBoard {
