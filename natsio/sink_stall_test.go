@@ -59,3 +59,55 @@ func TestSinkResendsAPublishThatLostItsAnswer(t *testing.T) {
 		t.Errorf("stream OUT holds %d messages, want 1", n)
 	}
 }
+
+// A Publish that waits for a slot, every slot held by publishes whose
+// answers were lost, sends them again as Flush does, and takes a slot:
+// before, it waited for ever, and with it the task, its source's routing
+// and the next checkpoint.
+func TestSinkPublishWaitingForASlotResendsLostAnswers(t *testing.T) {
+	c := embeddedAt(t, t.TempDir(), RandomPort)
+	js, err := jetstream.New(c.NC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "OUT", Subjects: []string{"kept.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	swallowed := make(chan struct{}, 1)
+	sub, err := c.NC.Subscribe("out.x", func(*nats.Msg) { swallowed <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.NewSinkWith(SinkOptions{MaxPending: 1, StallResend: 300 * time.Millisecond})
+	defer s.Close()
+	if err := s.Publish(ctx, OutMessage{Subject: "out.x", MsgID: "a", Data: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	<-swallowed
+	if err := sub.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.UpdateStream(ctx, jetstream.StreamConfig{Name: "OUT", Subjects: []string{"kept.>", "out.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	pubCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := s.Publish(pubCtx, OutMessage{Subject: "out.x", MsgID: "b", Data: []byte("y")}); err != nil {
+		t.Fatalf("Publish with every slot held by a lost answer = %v, want nil once it was sent again", err)
+	}
+	if err := s.Flush(pubCtx); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	if st.Acked != 2 || st.Failed != 0 || st.Unstuck == 0 {
+		t.Errorf("stats %+v, want 2 acked, 0 failed, at least one unsticking", st)
+	}
+	info, err := js.Stream(ctx, "OUT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info.CachedInfo().State.Msgs; n != 2 {
+		t.Errorf("stream OUT holds %d messages, want 2", n)
+	}
+}

@@ -241,18 +241,23 @@ func (c *Coordinator) stop() []Action {
 func (c *Coordinator) triggered(ev Trigger) []Action {
 	var actions []Action
 	if c.Supersedes(ev.ID) {
-		// Not a failure of this process: the cluster gave the round up
-		// (a worker did not ack in time), so it does not count towards
-		// MaxFailures.
-		id := c.round.id
-		actions = []Action{Cancel{ID: id}, CheckpointFailed{ID: id, InARow: c.failed, Superseded: true,
-			Err: fmt.Errorf("superseded by checkpoint %d: the cluster coordinator gave it up", ev.ID)}}
-		c.round = nil
+		cancel := Cancel{ID: c.round.id}
+		actions = append([]Action{cancel}, c.givenUp(fmt.Errorf("superseded by checkpoint %d: the cluster coordinator gave it up", ev.ID))...)
 	}
 	if c.round == nil && !c.stopping && c.takeID(ev.ID) {
 		actions = append(actions, c.trigger(false, ev.Overtaking)...)
 	}
 	return actions
+}
+
+// givenUp ends the round in progress, which the cluster coordinator gave
+// up, without counting it as a failure: the cluster coordinator counts
+// its own rounds, and a part that stopped itself after a few of them
+// would only replay more.
+func (c *Coordinator) givenUp(err error) []Action {
+	failed := CheckpointFailed{ID: c.round.id, Err: err, InARow: c.failed, GivenUp: true}
+	c.round = nil
+	return []Action{failed}
 }
 
 // Supersedes reports whether a trigger numbered id gives up the
@@ -349,6 +354,9 @@ func (c *Coordinator) collected() []Action {
 func (c *Coordinator) persisted(ev Persisted) []Action {
 	if c.round == nil || c.round.id != ev.ID || c.round.phase != persisting {
 		return nil
+	}
+	if ev.Err != nil && ev.GivenUp && !c.round.final && !c.stopping {
+		return c.givenUp(ev.Err)
 	}
 	if ev.Err != nil {
 		return c.roundFailed(ev.Err, ev.Outage)

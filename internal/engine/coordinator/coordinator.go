@@ -49,6 +49,11 @@ type Effects interface {
 // failed checkpoint.
 var ErrStopped = errors.New("pipeline stopped after a failure")
 
+// ErrGivenUp marks an error of PersistCheckpoint that means the cluster
+// coordinator gave the checkpoint up: the checkpoint fails without
+// counting towards the failures in a row that stop the pipeline.
+var ErrGivenUp = errors.New("cluster checkpoint given up")
+
 // TriggerResult answers an on-demand checkpoint.
 type TriggerResult struct {
 	ID       uint64        `json:"id,omitempty"`
@@ -253,7 +258,7 @@ func (d *Driver) persist(ctx context.Context, a protocol.Persist) (protocol.Even
 	if err == nil {
 		d.manifest = m
 	}
-	return protocol.Persisted{ID: a.ID, Err: err, Outage: d.outage(err)}, nil
+	return protocol.Persisted{ID: a.ID, Err: err, Outage: d.outage(err), GivenUp: errors.Is(err, ErrGivenUp)}, nil
 }
 
 // outage classifies an effect's error with Config.Outage.
@@ -271,8 +276,8 @@ func (d *Driver) checkpointFailed(a protocol.CheckpointFailed) {
 			"checkpoint", a.ID, "error", a.Err)
 		return
 	}
-	if a.Superseded {
-		d.cfg.Logger.Warn("checkpoint given up for a newer one (not counted as a failure)", "checkpoint", a.ID, "error", a.Err)
+	if a.GivenUp {
+		d.cfg.Logger.Warn("checkpoint given up by the cluster coordinator (not counted as a failure)", "checkpoint", a.ID, "error", a.Err)
 		return
 	}
 	d.cfg.Logger.Error("checkpoint failed; the next one retries", "checkpoint", a.ID, "error", a.Err, "failed_in_a_row", a.InARow)
