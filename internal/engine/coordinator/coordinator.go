@@ -152,7 +152,9 @@ type waiter struct {
 }
 
 // Wait registers answer for the result of the next checkpoint to end.
-func (d *Driver) Wait(answer chan<- TriggerResult) { d.waiters = append(d.waiters, waiter{answer: answer}) }
+func (d *Driver) Wait(answer chan<- TriggerResult) {
+	d.waiters = append(d.waiters, waiter{answer: answer})
+}
 
 // Ask queues an on-demand trigger from any goroutine; the loop takes it
 // from Demands and hands it to Demanded.
