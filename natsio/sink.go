@@ -164,10 +164,8 @@ func (s *Sink) Publish(ctx context.Context, m OutMessage) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	select {
-	case s.slots <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := s.takeSlot(ctx); err != nil {
+		return err
 	}
 	msg := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: withMsgID(m.Header, m.MsgID)}
 	s.mu.Lock()
@@ -381,6 +379,13 @@ func (s *Sink) Flush(ctx context.Context) error {
 // nats.go's reconnect buffer or for acknowledgements that will not come).
 // Once that outage outlasts the budget, everything pending fails.
 func (s *Sink) waitIdle(ctx context.Context, idle <-chan struct{}, settled uint64) error {
+	_, err := s.await(ctx, idle, nil, settled)
+	return err
+}
+
+// await is waitIdle that also returns, true, once it took a slot from
+// slots (nil: none is taken).
+func (s *Sink) await(ctx context.Context, idle <-chan struct{}, slots chan<- struct{}, settled uint64) (bool, error) {
 	started := time.Now()
 	timer := time.NewTimer(s.ackTimeout)
 	defer timer.Stop()
@@ -390,22 +395,24 @@ func (s *Sink) waitIdle(ctx context.Context, idle <-chan struct{}, settled uint6
 	defer stalled.Stop()
 	for {
 		select {
+		case slots <- struct{}{}:
+			return true, nil
 		case <-idle:
-			return nil
+			return false, nil
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-stalled.C:
 			if s.resendStalled(settled) {
-				return nil
+				return false, nil
 			}
 			stalled.Reset(s.stall)
 		case <-tick.C:
 			if !s.conn.NC.IsConnected() && s.failIfStalled(started, settled, nats.ErrDisconnected) {
-				return nil
+				return false, nil
 			}
 		case <-timer.C:
 			s.failIfStalled(started, settled, jetstream.ErrAsyncPublishTimeout)
-			return nil
+			return false, nil
 		}
 	}
 }

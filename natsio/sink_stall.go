@@ -1,6 +1,7 @@
 package natsio
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -49,4 +50,29 @@ func (s *Sink) resendStalled(settled uint64) bool {
 	s.unsticking = false
 	s.mu.Unlock()
 	return true
+}
+
+// takeSlot takes a slot for one more publish. While every slot is taken it
+// waits as Flush does: a task that publishes faster than the stream
+// acknowledges waits here, not in Flush, so publishes whose answers were
+// lost would otherwise hold their slots for ever, and the task, its
+// source and the next checkpoint with them.
+func (s *Sink) takeSlot(ctx context.Context) error {
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	for {
+		s.mu.Lock()
+		settled := s.settledCount()
+		s.mu.Unlock()
+		took, err := s.await(ctx, nil, s.slots, settled)
+		if err != nil || took {
+			return err
+		}
+		if err := s.usable(); err != nil {
+			return err // the outage outlasted the budget: pending failed
+		}
+	}
 }

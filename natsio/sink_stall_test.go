@@ -9,13 +9,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// A publish whose answer never comes while the connection stays up (the
-// stream's leader died after its node took the message) is sent again,
-// with its id, once Flush has waited StallResend without any answer, and
-// Flush then succeeds with the message stored once. The loss is made by a
-// plain subscriber that takes the message and never answers; the stream
-// captures the subject only after that.
-func TestSinkResendsAPublishThatLostItsAnswer(t *testing.T) {
+// sinkWithALostAnswer returns a sink (with options o) that published
+// message "a" to out.x and lost its answer while connected: a plain
+// subscriber took the message and never answered. The stream OUT captures
+// out.> only after that, so a resend of "a" is stored.
+func sinkWithALostAnswer(t *testing.T, o SinkOptions) (*Sink, jetstream.JetStream, context.Context) {
+	t.Helper()
 	c := embeddedAt(t, t.TempDir(), RandomPort)
 	js, err := jetstream.New(c.NC)
 	if err != nil {
@@ -30,8 +29,8 @@ func TestSinkResendsAPublishThatLostItsAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := c.NewSinkWith(SinkOptions{StallResend: 300 * time.Millisecond})
-	defer s.Close()
+	s := c.NewSinkWith(o)
+	t.Cleanup(func() { s.Close() })
 	if err := s.Publish(ctx, OutMessage{Subject: "out.x", MsgID: "a", Data: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +41,27 @@ func TestSinkResendsAPublishThatLostItsAnswer(t *testing.T) {
 	if _, err := js.UpdateStream(ctx, jetstream.StreamConfig{Name: "OUT", Subjects: []string{"kept.>", "out.>"}}); err != nil {
 		t.Fatal(err)
 	}
+	return s, js, ctx
+}
+
+// storedIn fails t unless stream OUT holds want messages.
+func storedIn(t *testing.T, ctx context.Context, js jetstream.JetStream, want uint64) {
+	t.Helper()
+	info, err := js.Stream(ctx, "OUT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info.CachedInfo().State.Msgs; n != want {
+		t.Errorf("stream OUT holds %d messages, want %d", n, want)
+	}
+}
+
+// A publish whose answer never comes while the connection stays up (the
+// stream's leader died after its node took the message) is sent again,
+// with its id, once Flush has waited StallResend without any answer, and
+// Flush then succeeds with the message stored once.
+func TestSinkResendsAPublishThatLostItsAnswer(t *testing.T) {
+	s, js, ctx := sinkWithALostAnswer(t, SinkOptions{StallResend: 300 * time.Millisecond})
 	flushCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if err := s.Flush(flushCtx); err != nil {
@@ -51,11 +71,26 @@ func TestSinkResendsAPublishThatLostItsAnswer(t *testing.T) {
 	if st.Acked != 1 || st.Failed != 0 || st.Unstuck == 0 || st.Resent == 0 {
 		t.Errorf("stats %+v, want 1 acked, 0 failed, at least one unsticking and one resend", st)
 	}
-	info, err := js.Stream(ctx, "OUT")
-	if err != nil {
+	storedIn(t, ctx, js, 1)
+}
+
+// A Publish that waits for a slot, every slot held by publishes whose
+// answers were lost, sends them again as Flush does, and takes a slot:
+// before, it waited for ever, and with it the task, its source's routing
+// and the next checkpoint.
+func TestSinkPublishWaitingForASlotResendsLostAnswers(t *testing.T) {
+	s, js, ctx := sinkWithALostAnswer(t, SinkOptions{MaxPending: 1, StallResend: 300 * time.Millisecond})
+	pubCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := s.Publish(pubCtx, OutMessage{Subject: "out.x", MsgID: "b", Data: []byte("y")}); err != nil {
+		t.Fatalf("Publish with every slot held by a lost answer = %v, want nil once it was sent again", err)
+	}
+	if err := s.Flush(pubCtx); err != nil {
 		t.Fatal(err)
 	}
-	if n := info.CachedInfo().State.Msgs; n != 1 {
-		t.Errorf("stream OUT holds %d messages, want 1", n)
+	st := s.Stats()
+	if st.Acked != 2 || st.Failed != 0 || st.Unstuck == 0 {
+		t.Errorf("stats %+v, want 2 acked, 0 failed, at least one unsticking", st)
 	}
+	storedIn(t, ctx, js, 2)
 }

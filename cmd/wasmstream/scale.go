@@ -29,8 +29,11 @@ restoring each new task's range from the task checkpoints that overlap it (a sca
 reads part of one, a scale-in several). The parallelism stays in force (the file's
 parallelism applies only before the first assignment) until the next scale.
 
-Not yet: a handover checkpoint at the change (the moved tasks replay up to one
-checkpoint interval) and pipelines with a transactional sink, which are refused.
+Before writing the new assignment the coordinator takes a handover checkpoint, so the
+moved tasks replay only what arrived since; the other tasks keep running. A change can
+wait for a NATS leader election or a coordinator failover: scale says every 10 s what
+it waits for, and gives up after --wait (the request stays; the coordinator still
+carries it out). Not yet: pipelines with a transactional sink, which are refused.
 
 With --json: {"operator", "parallelism", "assignment", "tasks": [{"task", "key_groups":
 {"start", "end"}, "worker"}]}: "assignment" is the epoch of the coordinator's new
@@ -41,7 +44,7 @@ assignment, each task's key groups are [start, end).`,
 	}
 	cmd.Flags().StringVar(&f.operator, "operator", "", "the operator to rescale (required)")
 	cmd.Flags().IntVar(&f.parallelism, "parallelism", 0, "its new number of tasks, 1 to its max_parallelism (required)")
-	cmd.Flags().DurationVar(&f.wait, "wait", 30*time.Second, "how long to wait for the coordinator's new assignment")
+	cmd.Flags().DurationVar(&f.wait, "wait", 2*time.Minute, "how long to wait for the coordinator's new assignment (a change may wait for a leader election and a coordinator failover)")
 	addJSONFlag(cmd, &f.asJSON, "the new assignment of the operator")
 	_ = cmd.MarkFlagRequired("operator")
 	_ = cmd.MarkFlagRequired("parallelism")
@@ -54,7 +57,8 @@ func runScale(cmd *cobra.Command, g *globalFlags, f *scaleFlags, path string) er
 		return err
 	}
 	defer c.close()
-	a, err := worker.RequestScale(c.ctx, c.conn, c.cfg, f.operator, f.parallelism, f.wait)
+	progress := func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) }
+	a, err := worker.RequestScale(c.ctx, c.conn, c.cfg, f.operator, f.parallelism, f.wait, progress)
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,13 @@ import (
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/coordinator"
 	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 )
+
+// ErrGivenUp marks a ClusterPart.Persist error that means the cluster
+// coordinator gave the checkpoint up.
+var ErrGivenUp = coordinator.ErrGivenUp
 
 // ClusterPart runs the pipeline as one worker's part of a pipeline that
 // several `wasmstream worker` processes share (internal/cluster/worker,
@@ -36,7 +41,10 @@ type ClusterPart struct {
 	Tasks map[string][]int
 	// Persist receives the part's manifest (its sources' positions, its
 	// tasks' entries) and the live state, which holds exactly the cut
-	// while Persist runs. Nil is refused.
+	// while Persist runs. An error wrapping ErrGivenUp (the cluster
+	// coordinator gave the checkpoint up) fails the checkpoint without
+	// counting towards the failures in a row that stop the part. Nil is
+	// refused.
 	Persist func(ctx context.Context, part checkpoint.Manifest, db *pebble.DB) error
 	// PublishedThrough and MarkPublished replace the data dir's mark of
 	// the newest checkpoint whose transactional outputs are all published

@@ -126,9 +126,7 @@ func (c *Coordinator) Step(ev Event) []Action {
 	case Tick:
 		actions = c.tick()
 	case Trigger:
-		if c.round == nil && !c.stopping && c.takeID(ev.ID) {
-			actions = c.trigger(false, ev.Overtaking)
-		}
+		actions = c.triggered(ev)
 	case Stop:
 		actions = c.stop()
 	case SourceReported:
@@ -238,6 +236,43 @@ func (c *Coordinator) stop() []Action {
 	return nil // the checkpoint in progress finishes first
 }
 
+// triggered starts the checkpoint ev asks for when none is in progress,
+// or when ev supersedes the one in progress (Supersedes).
+func (c *Coordinator) triggered(ev Trigger) []Action {
+	var actions []Action
+	if c.Supersedes(ev.ID) {
+		cancel := Cancel{ID: c.round.id}
+		actions = append([]Action{cancel}, c.givenUp(fmt.Errorf("superseded by checkpoint %d: the cluster coordinator gave it up", ev.ID))...)
+	}
+	if c.round == nil && !c.stopping && c.takeID(ev.ID) {
+		actions = append(actions, c.trigger(false, ev.Overtaking)...)
+	}
+	return actions
+}
+
+// givenUp ends the round in progress, which the cluster coordinator gave
+// up, without counting it as a failure: the cluster coordinator counts
+// its own rounds, and a part that stopped itself after a few of them
+// would only replay more.
+func (c *Coordinator) givenUp(err error) []Action {
+	failed := CheckpointFailed{ID: c.round.id, Err: err, InARow: c.failed, GivenUp: true}
+	c.round = nil
+	return []Action{failed}
+}
+
+// Supersedes reports whether a trigger numbered id gives up the
+// checkpoint in progress for itself. A cluster coordinator numbers its
+// rounds in order and claims each before its trigger, so a newer id means
+// the round in progress here will never complete: it missed its
+// coordinator's timeout or another worker failed it. Waiting for this
+// process's own (much longer) timeout would refuse every newer round
+// meanwhile. Only a round still collecting reports is superseded: one
+// being persisted or published finishes first, and a final one is never.
+func (c *Coordinator) Supersedes(id uint64) bool {
+	r := c.round
+	return id != 0 && r != nil && id > r.id && r.phase == collecting && !r.final && !c.stopping
+}
+
 // takeID numbers the next checkpoint id when id is not 0; false when id
 // is stale (below the next id).
 func (c *Coordinator) takeID(id uint64) bool {
@@ -319,6 +354,9 @@ func (c *Coordinator) collected() []Action {
 func (c *Coordinator) persisted(ev Persisted) []Action {
 	if c.round == nil || c.round.id != ev.ID || c.round.phase != persisting {
 		return nil
+	}
+	if ev.Err != nil && ev.GivenUp && !c.round.final && !c.stopping {
+		return c.givenUp(ev.Err)
 	}
 	if ev.Err != nil {
 		return c.roundFailed(ev.Err, ev.Outage)

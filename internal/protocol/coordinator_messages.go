@@ -73,6 +73,9 @@ type Persisted struct {
 	// Outage: Err happened only because NATS was unreachable (the outputs
 	// of the cut were not acknowledged), not because of the disk.
 	Outage bool
+	// GivenUp: Err happened because the cluster coordinator gave the
+	// checkpoint up (a cluster part's persist waits for its outcome).
+	GivenUp bool
 }
 
 // Published: the transactional outputs staged in checkpoint ID are
@@ -212,6 +215,10 @@ type CheckpointFailed struct {
 	Err    error
 	InARow int
 	Outage bool
+	// GivenUp: the cluster coordinator gave the checkpoint up (a newer
+	// numbered trigger superseded it, or Persisted.GivenUp); not counted
+	// in InARow.
+	GivenUp bool
 }
 
 // Fail says the pipeline must stop with Err (its last completed checkpoint
@@ -288,6 +295,9 @@ func (a Retain) String() string { return fmt.Sprintf("retain %d", a.ID) }
 func (a CheckpointFailed) String() string {
 	if a.Outage {
 		return fmt.Sprintf("checkpoint-failed %d outage in_a_row=%d: %v", a.ID, a.InARow, a.Err)
+	}
+	if a.GivenUp {
+		return fmt.Sprintf("checkpoint-failed %d given-up in_a_row=%d: %v", a.ID, a.InARow, a.Err)
 	}
 	return fmt.Sprintf("checkpoint-failed %d in_a_row=%d: %v", a.ID, a.InARow, a.Err)
 }

@@ -16,12 +16,13 @@ import (
 //	tick +D | trigger [id=N] | stop
 //	source id=N src=I pos=S
 //	ack id=N task=J positions=a,b [unaligned] [err=WORDS_JOINED_BY_UNDERSCORES]
-//	persisted id=N [err=WORDS_JOINED_BY_UNDERSCORES [outage]]
+//	persisted id=N [err=WORDS_JOINED_BY_UNDERSCORES [outage|givenup]]
 //	published id=N [err=WORDS_JOINED_BY_UNDERSCORES [outage]]
 //	state
 //
 // outagebudget defaults to 30s; outage marks the error as NATS being
-// unreachable, as the driver's classifier would.
+// unreachable, as the driver's classifier would; givenup as the cluster
+// coordinator having given the checkpoint up.
 func TestCoordinatorScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/coordinator", func(t *testing.T, path string) {
 		var c *Coordinator
@@ -77,7 +78,7 @@ func coordinatorEvent(t *testing.T, d *datadriven.TestData, clock *ManualClock) 
 		return TaskAcked{ID: id, Task: argInt(t, d, "task", 0), Report: TaskReport{Positions: argUints(t, d, "positions"),
 			Unaligned: d.HasArg("unaligned"), Err: argErr(t, d)}}
 	case "persisted":
-		return Persisted{ID: id, Err: argErr(t, d), Outage: d.HasArg("outage")}
+		return Persisted{ID: id, Err: argErr(t, d), Outage: d.HasArg("outage"), GivenUp: d.HasArg("givenup")}
 	case "published":
 		return Published{ID: id, Err: argErr(t, d), Outage: d.HasArg("outage")}
 	case "state":

@@ -14,8 +14,9 @@ import (
 )
 
 // cliLimit bounds one run of a wasmstream command other than worker
-// (scale waits up to its own --wait, 30 s by default, for the assignment).
-const cliLimit = time.Minute
+// (scale waits up to its own --wait, 2 minutes by default, for the
+// assignment).
+const cliLimit = 3 * time.Minute
 
 // runCLI runs `wasmstream ARGS...` from this checkout and returns what
 // it printed on stdout (stderr has the warnings of the pipeline file's

@@ -78,6 +78,7 @@ func (f *follower) onTrigger(m *nats.Msg) {
 		f.w.log.Warn("ignoring a trigger", "error", err)
 		return
 	}
+	f.w.outcomes.triggered(t.Checkpoint)
 	epoch, running := f.epoch()
 	if running && epoch == t.Assignment {
 		f.triggerParts(t)

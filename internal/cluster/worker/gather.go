@@ -83,16 +83,19 @@ func (g *ackGather) add(pt *part, s share) bool {
 }
 
 // fail ends the round for every part of the worker: one part cannot take
-// part, so the worker's ack would not cover its tasks.
-func (g *ackGather) fail(pt *part, err error) {
+// part, so the worker's ack would not cover its tasks. It reports whether
+// pt had not yet given its share: only then does the failure keep the
+// worker from acking (after its share the round's fate is the ack's).
+func (g *ackGather) fail(pt *part, err error) bool {
 	g.mu.Lock()
 	if !g.waiting[pt] {
 		g.mu.Unlock()
-		return
+		return false
 	}
 	delete(g.waiting, pt)
 	g.mu.Unlock()
 	g.finish(fmt.Errorf("%w: checkpoint %d: another part of this worker failed: %w", errPartFailed, g.t.Checkpoint, err))
+	return true
 }
 
 // errPartFailed: one of the worker's parts could not take part in a

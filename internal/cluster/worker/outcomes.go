@@ -11,14 +11,17 @@ import (
 
 	"github.com/wasmstream/wasmstream/internal/cluster/ctlrec"
 	"github.com/wasmstream/wasmstream/internal/cluster/lease"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 // outcomeBoard holds the outcomes the coordinator broadcast, for the parts
 // that wait in Persist for their checkpoint to complete.
 type outcomeBoard struct {
-	mu      sync.Mutex
-	known   map[uint64]outcome
-	changed chan struct{}
+	mu    sync.Mutex
+	known map[uint64]outcome
+	// newestTrigger is the newest checkpoint triggered (givenup.go).
+	newestTrigger uint64
+	changed       chan struct{}
 }
 
 func newOutcomeBoard() *outcomeBoard {
@@ -50,8 +53,9 @@ func (b *outcomeBoard) lookup(n uint64) (outcome, bool, <-chan struct{}) {
 	return o, ok, b.changed
 }
 
-// errAborted: the coordinator gave the checkpoint up.
-var errAborted = errors.New("cluster checkpoint given up")
+// errAborted: the coordinator gave the checkpoint up. The part's engine
+// does not count it as a failure of its own (engine.ErrGivenUp).
+var errAborted = engine.ErrGivenUp
 
 // awaitOutcome waits until checkpoint n completed (nil) or was given up,
 // or timeout passed. A broadcast can be lost, so the control bucket is

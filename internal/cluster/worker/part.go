@@ -176,8 +176,15 @@ func (pt *part) trigger(t trigger, g *ackGather) {
 			err = errors.New(r.Error)
 		}
 		if err != nil {
-			g.fail(pt, err)
 			pt.w.log.Warn("cluster checkpoint failed on this worker", "checkpoint", t.Checkpoint, "error", err)
+			if g.fail(pt, err) {
+				// The engine refused the checkpoint (its previous one is
+				// still in progress) or failed it before the part's share:
+				// without a decline the coordinator would wait for the
+				// checkpoint timeout, and scale requests and
+				// reassignments with it.
+				pt.w.decline(t, "its checkpoint failed before its share: "+err.Error())
+			}
 		}
 		pt.mu.Lock()
 		delete(pt.triggers, t.Checkpoint)
@@ -233,7 +240,7 @@ func (pt *part) persist(ctx context.Context, m checkpoint.Manifest, db *pebble.D
 	}
 	t := r.t
 	tasks := pt.tasksNow()
-	parts, err := pt.ship(ctx, t, m, db, tasks)
+	parts, err := pt.shipUnlessGivenUp(ctx, t, m, db, tasks)
 	if err != nil {
 		r.gather.fail(pt, err)
 		pt.w.decline(t, "its snapshot failed: "+err.Error())

@@ -47,9 +47,16 @@ func checkScale(cfg *config.Pipeline, r ScaleRequest) error {
 	return nil
 }
 
+// scaleProgressEvery is how often RequestScale reports that it still
+// waits.
+const scaleProgressEvery = 10 * time.Second
+
 // RequestScale asks the pipeline's coordinator to run operator with
-// parallelism p and waits up to wait for the assignment that does.
-func RequestScale(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, operator string, p int, wait time.Duration) (assign.Assignment, error) {
+// parallelism p and waits up to wait for the assignment that does,
+// telling progress (when not nil) every scaleProgressEvery what it waits
+// for: a change may wait for a NATS leader election, a coordinator
+// failover and a handover checkpoint.
+func RequestScale(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, operator string, p int, wait time.Duration, progress func(string)) (assign.Assignment, error) {
 	r := ScaleRequest{Operator: operator, Parallelism: p, Requested: time.Now().UTC()}
 	if err := checkScale(cfg, r); err != nil {
 		return assign.Assignment{}, err
@@ -70,10 +77,15 @@ func RequestScale(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, 
 	if err != nil {
 		return assign.Assignment{}, fmt.Errorf("write the scale request to bucket %s: %w", b.Name(), err)
 	}
+	started, told := time.Now(), time.Now()
 	for {
 		a, err := ctlrec.ReadAssignment(ctx, b)
 		if err == nil && parallelismOf(a, operator) == p {
 			return a, nil
+		}
+		if progress != nil && time.Since(told) >= scaleProgressEvery {
+			told = time.Now()
+			progress(scaleWaiting(a, err, operator, time.Since(started), wait))
 		}
 		if time.Now().After(deadline) {
 			return assign.Assignment{}, fmt.Errorf("no assignment with operator %q at parallelism %d within %s: is a coordinator running? (wasmstream status); the request stays in %s key %s",
@@ -83,6 +95,15 @@ func RequestScale(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, 
 			return assign.Assignment{}, err
 		}
 	}
+}
+
+// scaleWaiting says what a scale request still waits for.
+func scaleWaiting(a assign.Assignment, readErr error, operator string, waited, wait time.Duration) string {
+	now := fmt.Sprintf("assignment %d runs it with %d tasks", a.Epoch, parallelismOf(a, operator))
+	if readErr != nil {
+		now = "the assignment cannot be read now: " + readErr.Error()
+	}
+	return fmt.Sprintf("waiting for the coordinator to rescale operator %s (%s of %s): %s", operator, waited.Round(time.Second), wait, now)
 }
 
 func parallelismOf(a assign.Assignment, operator string) int {

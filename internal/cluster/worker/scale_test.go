@@ -3,6 +3,7 @@ package worker
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/assign"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
@@ -59,5 +60,21 @@ func TestOperatorsKeepTheParallelismInForce(t *testing.T) {
 	}
 	if got := par(c.operators(&prev, ScaleRequest{Operator: "other", Parallelism: 3}, true)); got["risk"] != 6 || got["other"] != 3 {
 		t.Errorf("request other=3: %v, want risk 6, other 3", got)
+	}
+}
+
+// A scale that waits says how long it waited, out of how long, and what
+// the assignment in force runs, or why it cannot be read.
+func TestScaleWaiting(t *testing.T) {
+	a := assign.Assignment{Epoch: 7, Operators: []assign.OperatorTasks{{Name: "risk", Tasks: make([]assign.Task, 4)}}}
+	got := scaleWaiting(a, nil, "risk", 10*time.Second+300*time.Millisecond, 2*time.Minute)
+	want := "waiting for the coordinator to rescale operator risk (10s of 2m0s): assignment 7 runs it with 4 tasks"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	got = scaleWaiting(assign.Assignment{}, errors.New("leader read: context deadline exceeded"), "risk", 20*time.Second, time.Minute)
+	want = "waiting for the coordinator to rescale operator risk (20s of 1m0s): the assignment cannot be read now: leader read: context deadline exceeded"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

@@ -49,6 +49,11 @@ type Effects interface {
 // failed checkpoint.
 var ErrStopped = errors.New("pipeline stopped after a failure")
 
+// ErrGivenUp marks an error of PersistCheckpoint that means the cluster
+// coordinator gave the checkpoint up: the checkpoint fails without
+// counting towards the failures in a row that stop the pipeline.
+var ErrGivenUp = errors.New("cluster checkpoint given up")
+
 // TriggerResult answers an on-demand checkpoint.
 type TriggerResult struct {
 	ID       uint64        `json:"id,omitempty"`
@@ -96,7 +101,7 @@ type Driver struct {
 	manifest       checkpoint.Manifest
 	recoveryLogged bool
 	finished       bool
-	waiters        []chan<- TriggerResult
+	waiters        []waiter
 	demand         chan Demand
 }
 
@@ -139,8 +144,17 @@ func (d *Driver) Demands() <-chan Demand { return d.demand }
 // Finished says the final checkpoint completed: the run may end.
 func (d *Driver) Finished() bool { return d.finished }
 
+// waiter is an answer owed: the result of checkpoint id, or of the next
+// checkpoint to end when id is 0.
+type waiter struct {
+	id     uint64
+	answer chan<- TriggerResult
+}
+
 // Wait registers answer for the result of the next checkpoint to end.
-func (d *Driver) Wait(answer chan<- TriggerResult) { d.waiters = append(d.waiters, answer) }
+func (d *Driver) Wait(answer chan<- TriggerResult) {
+	d.waiters = append(d.waiters, waiter{answer: answer})
+}
 
 // Ask queues an on-demand trigger from any goroutine; the loop takes it
 // from Demands and hands it to Demanded.
@@ -164,7 +178,7 @@ func (d *Driver) AskID(ctx context.Context, id uint64, unaligned bool, answer ch
 // Demanded registers the demand's answer and returns the event to step;
 // nil when the demand was answered at once (a stale id).
 func (d *Driver) Demanded(dm Demand) protocol.Event {
-	if running, _, ok := d.proto.InProgress(); dm.ID != 0 && ok && running != dm.ID {
+	if running, _, ok := d.proto.InProgress(); dm.ID != 0 && ok && running != dm.ID && !d.proto.Supersedes(dm.ID) {
 		dm.Answer <- TriggerResult{Error: fmt.Sprintf("checkpoint %d asked for while %d is in progress", dm.ID, running)}
 		return nil
 	}
@@ -172,7 +186,9 @@ func (d *Driver) Demanded(dm Demand) protocol.Event {
 		dm.Answer <- TriggerResult{Error: fmt.Sprintf("checkpoint %d is stale: the next id is %d", dm.ID, d.proto.NextID())}
 		return nil
 	}
-	d.Wait(dm.Answer)
+	// Tied to its id: when it supersedes the checkpoint in progress, the
+	// failure of that one is not its answer.
+	d.waiters = append(d.waiters, waiter{id: dm.ID, answer: dm.Answer})
 	return protocol.Trigger{ID: dm.ID, Overtaking: dm.Unaligned}
 }
 
@@ -228,7 +244,7 @@ func (d *Driver) perform(ctx context.Context, a protocol.Action) (protocol.Event
 	case protocol.CheckpointFailed:
 		d.checkpointFailed(a)
 	case protocol.Fail:
-		d.answer(TriggerResult{Error: a.Err.Error()})
+		d.answer(0, TriggerResult{Error: a.Err.Error()})
 		return nil, a.Err
 	case protocol.Stopped:
 		d.finished = true
@@ -244,7 +260,7 @@ func (d *Driver) persist(ctx context.Context, a protocol.Persist) (protocol.Even
 	if err == nil {
 		d.manifest = m
 	}
-	return protocol.Persisted{ID: a.ID, Err: err, Outage: d.outage(err)}, nil
+	return protocol.Persisted{ID: a.ID, Err: err, Outage: d.outage(err), GivenUp: errors.Is(err, ErrGivenUp)}, nil
 }
 
 // outage classifies an effect's error with Config.Outage.
@@ -256,10 +272,14 @@ func (d *Driver) checkpointFailed(a protocol.CheckpointFailed) {
 	if d.cfg.Failed != nil {
 		d.cfg.Failed(a.Outage)
 	}
-	d.answer(TriggerResult{Error: fmt.Sprintf("checkpoint %d failed: %v", a.ID, a.Err)})
+	d.answer(a.ID, TriggerResult{Error: fmt.Sprintf("checkpoint %d failed: %v", a.ID, a.Err)})
 	if a.Outage {
 		d.cfg.Logger.Warn("checkpoint failed because NATS is unreachable; the next one retries (not counted as a failure, bounded by server.outage_budget)",
 			"checkpoint", a.ID, "error", a.Err)
+		return
+	}
+	if a.GivenUp {
+		d.cfg.Logger.Warn("checkpoint given up by the cluster coordinator (not counted as a failure)", "checkpoint", a.ID, "error", a.Err)
 		return
 	}
 	d.cfg.Logger.Error("checkpoint failed; the next one retries", "checkpoint", a.ID, "error", a.Err, "failed_in_a_row", a.InARow)
@@ -296,12 +316,19 @@ func (d *Driver) announce(m checkpoint.Manifest) {
 	if d.cfg.Completed != nil {
 		d.cfg.Completed(m)
 	}
-	d.answer(TriggerResult{ID: m.ID, Duration: dur})
+	d.answer(m.ID, TriggerResult{ID: m.ID, Duration: dur})
 }
 
-func (d *Driver) answer(r TriggerResult) {
+// answer gives r to the waiters of checkpoint id and to those of whatever
+// checkpoint ends next; id 0 (the pipeline fails) answers every waiter.
+func (d *Driver) answer(id uint64, r TriggerResult) {
+	kept := d.waiters[:0]
 	for _, w := range d.waiters {
-		w <- r
+		if id == 0 || w.id == 0 || w.id == id {
+			w.answer <- r
+			continue
+		}
+		kept = append(kept, w)
 	}
-	d.waiters = nil
+	d.waiters = kept
 }
