@@ -56,6 +56,14 @@ first worker (cluster.replicas replicas). See docs/cluster.md.`,
 }
 
 func runWorker(cmd *cobra.Command, g *globalFlags, f *workerFlags, path string) error {
+	// Signals are caught first: a worker stopped while it still loads its
+	// pipeline (a supervisor's quick restart, a scale-down right after a
+	// start) exits 0 as after a handover, not by the signal.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	// The first signal starts the handover; a second one takes the
+	// default action and ends the process at once.
+	context.AfterFunc(ctx, stop)
 	cfg, err := loadConfig(path, cmd.ErrOrStderr())
 	if err != nil {
 		return err
@@ -65,11 +73,10 @@ func runWorker(cmd *cobra.Command, g *globalFlags, f *workerFlags, path string) 
 		return err
 	}
 	logger := newLogger(g, cfg)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	// The first signal starts the handover; a second one takes the
-	// default action and ends the process at once.
-	context.AfterFunc(ctx, stop)
+	if ctx.Err() != nil {
+		logger.Info("stopped before joining")
+		return nil
+	}
 	// Every part of the pipeline this worker opens reports on the one endpoint.
 	obs, err := engine.StartObserver(cfg, logger)
 	if err != nil {
