@@ -355,9 +355,13 @@ func (w *worker) join(ctx context.Context) error {
 
 // acquireMembership takes the membership lease, waiting out one that is
 // still held (an earlier process with this id, or this one before it lost
-// the lease). retry: other errors (NATS unreachable) are retried too.
+// the lease). retry: other errors are retried too; without it only an
+// outage is (a leader election, a frozen node: natsio.IsOutage), for up to
+// server.outage_budget, so that a worker started during one joins after
+// it instead of exiting.
 func (w *worker) acquireMembership(ctx context.Context, retry bool) error {
 	ttl := w.cfg.Cluster.LeaseTTL
+	giveUp := time.Now().Add(w.cfg.Server.OutageBudget)
 	for {
 		m, err := member.Join(ctx, w.bucket, w.conn.NC, w.cfg.Name, w.id, ttl)
 		switch {
@@ -366,7 +370,7 @@ func (w *worker) acquireMembership(ctx context.Context, retry bool) error {
 			return nil
 		case errors.Is(err, lease.ErrHeld):
 			w.log.Warn("waiting for the membership lease of an earlier worker with this id to expire", "worker", w.id, "lease_ttl", ttl)
-		case !retry || ctx.Err() != nil:
+		case ctx.Err() != nil || !joinRetries(err, retry, time.Now(), giveUp):
 			return err
 		default:
 			w.log.Warn("joining the pipeline's workers failed; retrying", "worker", w.id, "error", err)
@@ -375,6 +379,12 @@ func (w *worker) acquireMembership(ctx context.Context, retry bool) error {
 			return err
 		}
 	}
+}
+
+// joinRetries says whether a failed join is tried again: always when
+// retry, else an outage until giveUp.
+func joinRetries(err error, retry bool, now, giveUp time.Time) bool {
+	return retry || natsio.IsOutage(err) && !now.After(giveUp)
 }
 
 // rejoin takes a new membership lease after the old one was lost.
