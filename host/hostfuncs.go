@@ -141,7 +141,7 @@ func (cs *callState) emit(mod api.Module, stack []uint64) abi.Code {
 	if code != abi.OK {
 		return code
 	}
-	out, ok := cs.inst.outputIndex[string(name)]
+	out, ok := cs.inst.output(name)
 	if !ok {
 		return abi.ErrUnknownOutput
 	}

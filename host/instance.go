@@ -93,6 +93,7 @@ type Instance struct {
 	prefetcher  batchPrefetcher // state's fast path; nil when it has none
 	batchKeys   [][]byte        // the keys of the running batch, for prefetcher
 	outputIndex map[string]int
+	lastOutput  int // index of the output the last emit named; -1: none
 	cs          callState
 	outputs     outputBuffer
 	outBuf      []Output // returned by Process; reused by the next call
@@ -109,7 +110,7 @@ type Instance struct {
 // ErrTimeout, ErrMemoryLimit or ErrABIMisuse.
 func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig, st KeyedState) (*Instance, error) {
 	cfg = cfg.withDefaults()
-	inst := &Instance{mod: m, cfg: cfg, logger: cfg.Logger, state: st, outputIndex: map[string]int{}, stderr: newTailBuffer(2048)}
+	inst := &Instance{mod: m, cfg: cfg, logger: cfg.Logger, state: st, outputIndex: map[string]int{}, lastOutput: -1, stderr: newTailBuffer(2048)}
 	for i, name := range cfg.Outputs {
 		inst.outputIndex[name] = i
 	}

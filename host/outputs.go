@@ -11,6 +11,20 @@ type Output struct {
 	Headers []byte // abi-encoded header list
 }
 
+// output returns the index of the output called name. The last name found
+// is remembered: operators emit to one output record after record, and a
+// byte comparison is cheaper than hashing the name into the map.
+func (inst *Instance) output(name []byte) (int, bool) {
+	if inst.lastOutput >= 0 && string(name) == inst.cfg.Outputs[inst.lastOutput] {
+		return inst.lastOutput, true
+	}
+	i, ok := inst.outputIndex[string(name)]
+	if ok {
+		inst.lastOutput = i
+	}
+	return i, ok
+}
+
 // outputBuffer collects a batch's emits in one arena so that emitting costs
 // no allocation per record once the arena has grown.
 type outputBuffer struct {
