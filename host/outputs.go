@@ -57,6 +57,32 @@ func (b *outputBuffer) add(output, record int, key, val, hdr []byte) {
 	b.spans = append(b.spans, s)
 }
 
+// outputMark is the size of a buffer, to truncate back to.
+type outputMark struct{ arena, spans int }
+
+func (b *outputBuffer) mark() outputMark { return outputMark{len(b.arena), len(b.spans)} }
+
+func (b *outputBuffer) truncate(m outputMark) {
+	b.arena, b.spans = b.arena[:m.arena], b.spans[:m.spans]
+}
+
+// lastRecord returns the record of the latest output, or -1.
+func (b *outputBuffer) lastRecord() int {
+	if len(b.spans) == 0 {
+		return -1
+	}
+	return b.spans[len(b.spans)-1].record
+}
+
+// emitsOf returns the number of outputs of record, which must be the
+// record of the latest output or later (outputs are added in record order).
+func (b *outputBuffer) emitsOf(record int) int {
+	if n := len(b.spans); n > 0 && b.spans[n-1].record == record {
+		return b.spans[n-1].seq + 1
+	}
+	return 0
+}
+
 // appendTo converts the spans into Outputs after the arena stopped growing.
 func (b *outputBuffer) appendTo(dst []Output) []Output {
 	for _, s := range b.spans {

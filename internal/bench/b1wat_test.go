@@ -21,6 +21,18 @@ func BenchmarkB1WAT(b *testing.B) {
 	})
 }
 
+// BenchmarkB1WATEmitBatch is BenchmarkB1WAT with the emits collected in
+// guest memory and handed over once per batch (ABI revision 1.3,
+// emit_batch): per record, one host call fewer.
+func BenchmarkB1WATEmitBatch(b *testing.B) {
+	recs := b1Records()
+	inst := watInstance(b, "emitbatch.wasm", nil)
+	runB1(b, recs, func(batch []host.Record) (int, error) {
+		outs, err := inst.Process(context.Background(), batch)
+		return len(outs), err
+	})
+}
+
 // BenchmarkB1Steps runs the B1 operator of host/testdata/b1steps.wat one
 // host call at a time: record_next alone, then with state_get, state_put
 // and emit added. The differences between the sub-benchmarks are what each
