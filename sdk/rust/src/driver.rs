@@ -5,6 +5,7 @@
 use crate::abi::code;
 use crate::batch::BatchReader;
 use crate::declare;
+use crate::emitlist;
 use crate::error::ErrorKind;
 use crate::hostcall;
 use crate::log::{log, Level};
@@ -27,6 +28,7 @@ pub(crate) fn init_operator<T: Operator>(config: &[u8]) -> Result<T, i32> {
         }
     })?;
     declare::send()?;
+    crate::emitlist::start_instance();
     Ok(op)
 }
 
@@ -40,11 +42,13 @@ pub(crate) fn process_batch<T: Operator>(op: &mut T, batch: &[u8]) -> i32 {
         Err(_) => return internal_error("ws_process: malformed batch header"),
     };
     let mut index = 0usize;
+    emitlist::start_batch();
     loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
-            Ok(None) => return code::OK,
+            Ok(None) => return finish_batch(),
             Err(_) => {
+                emitlist::discard();
                 return internal_error(&format!(
                     "ws_process: malformed record {} in the batch",
                     index
@@ -52,12 +56,16 @@ pub(crate) fn process_batch<T: Operator>(op: &mut T, batch: &[u8]) -> i32 {
             }
         };
         if hostcall::record_next() != 1 {
+            emitlist::discard();
             return internal_error(&format!(
                 "ws_process: record_next says the host has no record {} but the batch has it",
                 index
             ));
         }
-        if let Err(e) = op.process(&record) {
+        emitlist::start_record(index as u32);
+        let result = op.process(&record);
+        if let Err(e) = result {
+            emitlist::discard();
             log(
                 Level::Error,
                 &format!(
@@ -68,6 +76,18 @@ pub(crate) fn process_batch<T: Operator>(op: &mut T, batch: &[u8]) -> i32 {
             return code::GUEST_RECORD;
         }
         index += 1;
+    }
+}
+
+/// Hands the batch's emit list over; a list the host refused means the SDK
+/// is broken, and fails the batch.
+fn finish_batch() -> i32 {
+    match emitlist::finish_batch() {
+        0 => code::OK,
+        c => internal_error(&format!(
+            "ws_process: the host refused the batch's emits: code {}",
+            c
+        )),
     }
 }
 

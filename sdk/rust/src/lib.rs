@@ -52,6 +52,7 @@ mod declare;
 mod dedup;
 mod driver;
 mod emit;
+mod emitlist;
 mod error;
 mod exports;
 pub mod headers;
