@@ -12,8 +12,15 @@ import (
 // output names are resolved with output_index (once per name and instance)
 // and the limits of emit_limits are checked here, in emit's order (§6.5).
 
-// emitListFlushAt is the list size that makes Emit hand the list over.
-const emitListFlushAt = 64 << 10
+// Sizes of the list: its first capacity, the size that makes Emit hand it
+// over, and the largest capacity kept after a flush. The list is kept
+// across batches: a Go guest that re-grew it per batch would allocate ~100
+// KiB per batch, and its collections cost more than the host calls saved.
+const (
+	emitListInitial  = 64 << 10
+	emitListFlushAt  = 48 << 10
+	emitListRetained = 1 << 20
+)
 
 type emitList struct {
 	buf       []byte
@@ -39,7 +46,12 @@ func (l *emitList) startInstance() {
 	l.outputs, l.lastName = map[string]uint32{}, ""
 }
 
-func (l *emitList) startBatch() { l.buf, l.record, l.refused = l.buf[:0], -1, abi.OK }
+func (l *emitList) startBatch() {
+	if l.buf == nil && hostcall.EmitLists {
+		l.buf = make([]byte, 0, emitListInitial)
+	}
+	l.buf, l.record, l.refused = l.buf[:0], -1, abi.OK
+}
 
 func (l *emitList) startRecord(i int) {
 	if hostcall.EmitLists {
@@ -65,7 +77,10 @@ func (l *emitList) flush() {
 	if code := abi.Code(hostcall.EmitBatch(l.buf)); code < 0 && l.refused == abi.OK {
 		l.refused = code
 	}
-	l.buf = keepBounded(l.buf[:0])
+	l.buf = l.buf[:0]
+	if cap(l.buf) > emitListRetained {
+		l.buf = nil // one huge emit must not pin its memory; startBatch makes a new list
+	}
 }
 
 // emit collects one emit; ok is false when none is collected and the emit
