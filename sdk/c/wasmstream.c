@@ -42,10 +42,6 @@ WS_IMPORT("processing_time") int64_t ws_host_processing_time(void);
 WS_IMPORT("state_declare")
 int32_t ws_host_state_declare(const void *name, size_t name_len, int32_t version, int64_t ttl_ms,
                               int32_t flags);
-/* Revision 1.3 (ABI.md 6.11-6.13). */
-WS_IMPORT("output_index") int32_t ws_host_output_index(const void *name, size_t name_len);
-WS_IMPORT("emit_limits") int64_t ws_host_emit_limits(void);
-WS_IMPORT("emit_batch") int32_t ws_host_emit_batch(const void *list, size_t len);
 
 /* ---------------------------------------------------------- little end */
 
@@ -533,111 +529,10 @@ static int encode_headers(const ws_header *hs, size_t n, size_t *len) {
     return 1;
 }
 
-/*
- * Emits of a record are collected in an emit list (ABI.md 5.3) that goes to
- * the host with one emit_batch call per batch (or when it is full) instead
- * of one emit call each. To return at once what emit would have returned,
- * the SDK resolves output names with output_index (cached) and checks the
- * limits of emit_limits itself, in emit's order (ABI.md 6.5).
- */
-#define LIST_INITIAL (64 * 1024)
-#define OUTPUT_CACHE 8
-static uint8_t *list_buf;
-static size_t list_len, list_cap;
-static long emit_record = -1; /* batch index of the current record; -1: emit directly */
-static uint32_t record_emits, max_emits, max_value;
-static struct {
-    uint8_t name[WS_MAX_OUTPUT_NAME_LEN];
-    size_t len;
-    int32_t index;
-} output_cache[OUTPUT_CACHE];
-static size_t output_cached, output_next;
-static int32_t list_refused; /* the host refused a list of this batch: the SDK is broken */
-
-/* read_emit_limits runs at the end of ws_init: limits and outputs are the instance's. */
-static void read_emit_limits(void) {
-    output_cached = output_next = 0;
-    int64_t l = ws_host_emit_limits();
-    max_value = (uint32_t)l;
-    max_emits = (uint32_t)((uint64_t)l >> 32);
-}
-
-/* output_index resolves an output name (1..255 bytes), through the cache. */
-static int32_t output_index(const void *name, size_t len) {
-    for (size_t i = 0; i < output_cached; i++)
-        if (output_cache[i].len == len && memcmp(output_cache[i].name, name, len) == 0)
-            return output_cache[i].index;
-    int32_t idx = ws_host_output_index(name, len);
-    if (idx < 0) return idx;
-    size_t slot = output_cached < OUTPUT_CACHE ? output_cached++ : output_next++ % OUTPUT_CACHE;
-    memcpy(output_cache[slot].name, name, len);
-    output_cache[slot].len = len;
-    output_cache[slot].index = idx;
-    return idx;
-}
-
-/* flush_emits hands the list to the host; 0, or the host's refusal, which
- * is also kept in list_refused so that the batch fails. */
-static int32_t flush_emits(void) {
-    if (list_len == 0) return WS_OK;
-    int32_t rc = ws_host_emit_batch(list_buf, list_len);
-    list_len = 0;
-    if (rc < 0 && list_refused == 0) list_refused = rc;
-    return rc;
-}
-
-/* list_room makes room for need more bytes; 0 without memory. */
-static int list_room(size_t need) {
-    if (list_len + need <= list_cap) return 1;
-    if (list_len > 0 && flush_emits() != WS_OK) return 0;
-    if (need <= list_cap) return 1;
-    size_t cap = need > LIST_INITIAL ? need : LIST_INITIAL;
-    uint8_t *p = malloc(cap);
-    if (p == NULL) return 0;
-    free(list_buf);
-    list_buf = p;
-    list_cap = cap;
-    return 1;
-}
-
-static void list_put(const void *b, size_t n) {
-    put_u32(list_buf + list_len, (uint32_t)n);
-    if (n > 0) memcpy(list_buf + list_len + 4, b, n);
-    list_len += 4 + n;
-}
-
-static int headers_valid(ws_bytes b);
-
 int ws_emit_raw(const void *output, size_t output_len, const void *key, size_t key_len,
                 const void *value, size_t value_len, const void *headers, size_t headers_len) {
-    if (emit_record < 0) {
-        int32_t rc = ws_host_emit(output, output_len, key, key_len, value, value_len, headers, headers_len);
-        return rc < 0 ? host_error(rc, "emit to", output, output_len) : WS_OK;
-    }
-    int32_t idx = output_len < 1 || output_len > WS_MAX_OUTPUT_NAME_LEN ? WS_BAD_ARGUMENT
-                                                                         : output_index(output, output_len);
-    if (idx < 0) return host_error(idx, "emit to", output, output_len);
-    if (key_len > max_value || value_len > max_value || headers_len > max_value)
-        return host_error(WS_TOO_LARGE, "emit to", output, output_len);
-    if (!headers_valid((ws_bytes){headers, headers_len}))
-        return host_error(WS_BAD_ARGUMENT, "emit to", output, output_len);
-    if (record_emits >= max_emits) return host_error(WS_QUOTA_EXCEEDED, "emit to", output, output_len);
-    if (!list_room(20 + key_len + value_len + headers_len)) {
-        /* No memory for a larger list: emit directly (a refused list
-         * fails the batch at its end). */
-        int32_t rc = ws_host_emit(output, output_len, key, key_len, value, value_len, headers, headers_len);
-        if (rc < 0) return host_error(rc, "emit to", output, output_len);
-        record_emits++;
-        return WS_OK;
-    }
-    put_u32(list_buf + list_len, (uint32_t)emit_record);
-    put_u32(list_buf + list_len + 4, (uint32_t)idx);
-    list_len += 8;
-    list_put(key, key_len);
-    list_put(value, value_len);
-    list_put(headers, headers_len);
-    record_emits++;
-    return WS_OK;
+    int32_t rc = ws_host_emit(output, output_len, key, key_len, value, value_len, headers, headers_len);
+    return rc < 0 ? host_error(rc, "emit to", output, output_len) : WS_OK;
 }
 
 int ws_emit(const char *output, const void *key, size_t key_len, const void *value,
@@ -775,7 +670,6 @@ WS_EXPORT("ws_init") int32_t ws_export_init(const uint8_t *cfg, uint32_t len) {
     }
     rc = send_declarations();
     ready = rc == WS_OK;
-    if (ready) read_emit_limits();
     return rc;
 }
 
@@ -884,11 +778,8 @@ WS_EXPORT("ws_process") int32_t ws_export_process(const uint8_t *batch, uint32_t
     uint32_t count = get_u32(batch);
     if ((uint64_t)count * RECORD_FIXED > len - 4)
         return internal_error("ws_process: malformed batch header");
-    list_len = 0;
-    list_refused = 0;
     for (uint32_t i = 0; i < count; i++) {
         ws_record r;
-        emit_record = -1;
         if (!decode_record(&p, end, &r)) {
             snprintf(msg, sizeof msg, "ws_process: malformed record %u in the batch", (unsigned)i);
             return internal_error(msg);
@@ -897,21 +788,9 @@ WS_EXPORT("ws_process") int32_t ws_export_process(const uint8_t *batch, uint32_t
             snprintf(msg, sizeof msg, "ws_process: the host has no record %u but the batch has it", (unsigned)i);
             return internal_error(msg);
         }
-        emit_record = (long)i;
-        record_emits = 0;
         int32_t rc = process_one(&r);
-        if (rc != WS_OK) {
-            emit_record = -1;
-            list_len = 0; /* the batch fails: its emits are discarded anyway */
-            return rc;
-        }
+        if (rc != WS_OK) return rc;
     }
-    emit_record = -1;
     if (p != end) return internal_error("ws_process: trailing bytes after the last record of the batch");
-    flush_emits();
-    if (list_refused < 0) {
-        snprintf(msg, sizeof msg, "ws_process: the host refused the batch's emits: %s", ws_code_name(list_refused));
-        return internal_error(msg);
-    }
     return WS_OK;
 }

@@ -33,11 +33,7 @@ func initOperator(op Operator, config []byte) abi.Code {
 		Log(LevelError, "wasmstream: operator Init rejected its config: "+err.Error())
 		return abi.ErrGuestConfig
 	}
-	code := sendDeclarations()
-	if code == abi.OK {
-		emits.startInstance()
-	}
-	return code
+	return sendDeclarations()
 }
 
 // processBatch decodes batch and runs op.Process on each record, after
@@ -49,34 +45,26 @@ func processBatch(op Operator, batch []byte) abi.Code {
 		return internalError("ws_process: malformed batch header")
 	}
 	var ar abi.Record
-	emits.startBatch()
 	for i := 0; ; i++ {
 		more, err := br.Next(&ar)
 		if err != nil || (more && abi.ValidateHeaders(ar.Headers) != nil) {
-			emits.discard()
 			return internalError("ws_process: malformed record " + strconv.Itoa(i) + " in the batch")
 		}
 		if !more {
 			break
 		}
 		if hostcall.RecordNext() != 1 {
-			emits.discard()
 			return internalError("ws_process: record_next says the host has no record " + strconv.Itoa(i) + " but the batch has it")
 		}
 		current.set(&ar)
-		emits.startRecord(i)
 		err = op.Process(&current)
 		gc.recordDone()
 		if err != nil {
-			emits.discard()
 			Log(LevelError, "wasmstream: Process failed, the record goes to dead letters: "+err.Error())
 			return abi.ErrGuestRecord
 		}
 	}
 	current = Record{}
-	if code := emits.finishBatch(); code != abi.OK {
-		return internalError("ws_process: the host refused the batch's emits: " + code.String())
-	}
 	return abi.OK
 }
 

@@ -22,10 +22,7 @@ func Emit(output string, key, value []byte, headers ...Header) error {
 		hdr = abi.AppendHeader(hdr, headers[i].Name, headers[i].Value)
 	}
 	headerBuf = keepBounded(hdr)
-	code, collected := emits.emit(output, key, value, hdr)
-	if !collected {
-		code = abi.Code(hostcall.Emit(stringBytes(output), key, value, hdr))
-	}
+	code := abi.Code(hostcall.Emit(stringBytes(output), key, value, hdr))
 	if code < 0 {
 		return opError("emit", output, codeError(code))
 	}

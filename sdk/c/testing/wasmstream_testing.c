@@ -259,13 +259,6 @@ int32_t ws_host_state_delete(const void *name, size_t name_len) {
     return WS_OK;
 }
 
-/* record_emits_of counts the pending outputs of record rec, the latest record with any. */
-static size_t record_emits_of(long rec) {
-    size_t n = 0;
-    for (size_t i = pending_len; i > 0 && (long)pending_outputs[i - 1].record == rec; i--) n++;
-    return n;
-}
-
 static int wired(const void *out, size_t len) {
     for (const char *const *o = options.outputs; *o != NULL; o++)
         if (strlen(*o) == len && memcmp(*o, out, len) == 0) return 1;
@@ -290,81 +283,6 @@ int32_t ws_host_emit(const void *out, size_t out_len, const void *key, size_t ke
         .headers = {dup_bytes(hdr, hdr_len), hdr_len},
         .record = (size_t)current,
     };
-    return WS_OK;
-}
-
-/* Revision 1.3 (ABI.md 6.11-6.13). */
-
-int32_t ws_host_output_index(const void *name, size_t len) {
-    if (len < 1 || len > MAX_OUTPUT_NAME) return WS_BAD_ARGUMENT;
-    int32_t i = 0;
-    for (const char *const *o = options.outputs; *o != NULL; o++, i++)
-        if (strlen(*o) == len && memcmp(*o, name, len) == 0) return i;
-    return WS_UNKNOWN_OUTPUT;
-}
-
-int64_t ws_host_emit_limits(void) {
-    return (int64_t)options.max_emits_per_record << 32 | (int64_t)(uint32_t)options.max_value_bytes;
-}
-
-/* list_entry cuts one emit-list entry at *p; 0 when it runs past end. */
-static int list_entry(const uint8_t **p, const uint8_t *end, uint32_t *rec, uint32_t *out, ws_bytes f[3]) {
-    if ((size_t)(end - *p) < 8) return 0;
-    *rec = get_u32(*p);
-    *out = get_u32(*p + 4);
-    *p += 8;
-    for (int k = 0; k < 3; k++) {
-        if ((size_t)(end - *p) < 4) return 0;
-        uint32_t n = get_u32(*p);
-        if (n > (size_t)(end - *p) - 4) return 0;
-        f[k] = (ws_bytes){*p + 4, n};
-        *p += 4 + n;
-    }
-    return 1;
-}
-
-/* check_list runs emit_batch's checks on every entry: 0 or the first entry's code. */
-static int32_t check_list(const uint8_t *p, const uint8_t *end) {
-    long last = pending_len > 0 ? (long)pending_outputs[pending_len - 1].record : -1;
-    size_t emits = pending_len > 0 ? record_emits_of(last) : 0;
-    size_t n_outputs = 0, max = options.max_value_bytes;
-    while (options.outputs[n_outputs] != NULL) n_outputs++;
-    while (p < end) {
-        uint32_t rec, out;
-        ws_bytes f[3];
-        if (!list_entry(&p, end, &rec, &out, f)) return WS_BAD_ARGUMENT;
-        if ((long)rec > current || (long)rec < last) return WS_BAD_ARGUMENT;
-        if (out >= n_outputs) return WS_UNKNOWN_OUTPUT;
-        if (f[0].len > max || f[1].len > max || f[2].len > max) return WS_TOO_LARGE;
-        if (!headers_valid(f[2].ptr, f[2].len)) return WS_BAD_ARGUMENT;
-        emits = (long)rec == last ? emits : 0;
-        if (emits >= options.max_emits_per_record) return WS_QUOTA_EXCEEDED;
-        emits++;
-        last = (long)rec;
-    }
-    return WS_OK;
-}
-
-int32_t ws_host_emit_batch(const void *list, size_t len) {
-    if (!in_process || current < 0) return fatal(WS_NO_RECORD, "emit_batch called outside a batch (NO_RECORD)");
-    const uint8_t *p = list, *end = p + len;
-    int32_t rc = check_list(p, end);
-    if (rc != WS_OK) return rc;
-    while (p < end) {
-        uint32_t rec, out;
-        ws_bytes f[3];
-        list_entry(&p, end, &rec, &out, f);
-        const char *name = options.outputs[out];
-        grow((void **)&pending_outputs, &pending_cap, pending_len, sizeof(wst_output));
-        pending_outputs[pending_len++] = (wst_output){
-            .output = {dup_bytes(name, strlen(name)), strlen(name)},
-            .key = {dup_bytes(f[0].ptr, f[0].len), f[0].len},
-            .value = {dup_bytes(f[1].ptr, f[1].len), f[1].len},
-            .headers = {dup_bytes(f[2].ptr, f[2].len), f[2].len},
-            .record = (size_t)rec,
-        };
-    }
-    if (current >= 0 && (size_t)current < batch_len) record_emits = record_emits_of(current);
     return WS_OK;
 }
 

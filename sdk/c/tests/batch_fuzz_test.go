@@ -54,9 +54,6 @@ func newRawGuest(tb testing.TB, wasm []byte) *rawGuest {
 		NewFunctionBuilder().WithFunc(func(int32, int32, int32) {}).Export(abi.FuncLog).
 		// Every module imports state_declare: ws_init sends declarations.
 		NewFunctionBuilder().WithFunc(func(int32, int32, int32, int64, int32) int32 { return 0 }).Export(abi.FuncStateDeclare).
-		// and the emit-list functions of revision 1.3: ws_init reads the limits, ws_process flushes.
-		NewFunctionBuilder().WithFunc(func() int64 { return 64<<32 | 1<<20 }).Export(abi.FuncEmitLimits).
-		NewFunctionBuilder().WithFunc(func(int32, int32) int32 { return 0 }).Export(abi.FuncEmitBatch).
 		Instantiate(ctx)
 	if err != nil {
 		tb.Fatal(err)

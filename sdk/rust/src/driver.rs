@@ -5,7 +5,6 @@
 use crate::abi::code;
 use crate::batch::BatchReader;
 use crate::declare;
-use crate::emitlist;
 use crate::error::ErrorKind;
 use crate::hostcall;
 use crate::log::{log, Level};
@@ -28,7 +27,6 @@ pub(crate) fn init_operator<T: Operator>(config: &[u8]) -> Result<T, i32> {
         }
     })?;
     declare::send()?;
-    crate::emitlist::start_instance();
     Ok(op)
 }
 
@@ -42,13 +40,11 @@ pub(crate) fn process_batch<T: Operator>(op: &mut T, batch: &[u8]) -> i32 {
         Err(_) => return internal_error("ws_process: malformed batch header"),
     };
     let mut index = 0usize;
-    emitlist::start_batch();
     loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
-            Ok(None) => return finish_batch(),
+            Ok(None) => return code::OK,
             Err(_) => {
-                emitlist::discard();
                 return internal_error(&format!(
                     "ws_process: malformed record {} in the batch",
                     index
@@ -56,16 +52,12 @@ pub(crate) fn process_batch<T: Operator>(op: &mut T, batch: &[u8]) -> i32 {
             }
         };
         if hostcall::record_next() != 1 {
-            emitlist::discard();
             return internal_error(&format!(
                 "ws_process: record_next says the host has no record {} but the batch has it",
                 index
             ));
         }
-        emitlist::start_record(index as u32);
-        let result = op.process(&record);
-        if let Err(e) = result {
-            emitlist::discard();
+        if let Err(e) = op.process(&record) {
             log(
                 Level::Error,
                 &format!(
@@ -76,18 +68,6 @@ pub(crate) fn process_batch<T: Operator>(op: &mut T, batch: &[u8]) -> i32 {
             return code::GUEST_RECORD;
         }
         index += 1;
-    }
-}
-
-/// Hands the batch's emit list over; a list the host refused means the SDK
-/// is broken, and fails the batch.
-fn finish_batch() -> i32 {
-    match emitlist::finish_batch() {
-        0 => code::OK,
-        c => internal_error(&format!(
-            "ws_process: the host refused the batch's emits: code {}",
-            c
-        )),
     }
 }
 

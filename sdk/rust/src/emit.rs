@@ -57,11 +57,7 @@ pub fn emit_with_headers<N: AsRef<[u8]>, V: AsRef<[u8]>>(
 /// (see [`crate::headers::append_header`]); for instance the input record's
 /// own `Record::raw_headers()`, forwarded unchanged.
 pub fn emit_raw(output: &str, key: &[u8], value: &[u8], headers: &[u8]) -> Result<()> {
-    let out = output.as_bytes();
-    let c = match crate::emitlist::emit(out, key, value, headers) {
-        Some(c) => c,
-        None => hostcall::emit(out, key, value, headers),
-    };
+    let c = hostcall::emit(output.as_bytes(), key, value, headers);
     if c < 0 {
         return Err(Error::from_code(c).context(format!("emit {}", quote(output.as_bytes()))));
     }

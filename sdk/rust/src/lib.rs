@@ -52,7 +52,6 @@ mod declare;
 mod dedup;
 mod driver;
 mod emit;
-mod emitlist;
 mod error;
 mod exports;
 pub mod headers;

@@ -64,19 +64,3 @@ func ProcessingTime() int64 { return host().ProcessingTime() }
 func StateDeclare(name []byte, version int32, ttlMillis int64, flags int32) int32 {
 	return host().StateDeclare(name, version, ttlMillis, flags)
 }
-
-// EmitLists says whether the SDK collects emits in an emit list (ABI 1.3):
-// natively it does not, and emits go to the installed host's Emit, which
-// checks the same things.
-const EmitLists = false
-
-const noEmitLists = "wasmstream: emit lists are only used in a wasm guest"
-
-// OutputIndex is never called natively (EmitLists is false).
-func OutputIndex([]byte) int32 { panic(noEmitLists) }
-
-// EmitLimits is never called natively (EmitLists is false).
-func EmitLimits() int64 { panic(noEmitLists) }
-
-// EmitBatch is never called natively (EmitLists is false).
-func EmitBatch([]byte) int32 { panic(noEmitLists) }

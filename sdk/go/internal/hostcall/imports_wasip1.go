@@ -80,25 +80,3 @@ func ProcessingTime() int64 { return processingTime() }
 func StateDeclare(name []byte, version int32, ttlMillis int64, flags int32) int32 {
 	return stateDeclare(ptr(name), int32(len(name)), version, ttlMillis, flags)
 }
-
-//go:wasmimport wasmstream output_index
-func outputIndex(namePtr unsafe.Pointer, nameLen int32) int32
-
-//go:wasmimport wasmstream emit_limits
-func emitLimits() int64
-
-//go:wasmimport wasmstream emit_batch
-func emitBatch(listPtr unsafe.Pointer, listLen int32) int32
-
-// EmitLists says whether the SDK collects emits in an emit list (ABI 1.3):
-// in a wasm guest it does.
-const EmitLists = true
-
-// OutputIndex calls the host's output_index (ABI 1.3).
-func OutputIndex(name []byte) int32 { return outputIndex(ptr(name), int32(len(name))) }
-
-// EmitLimits calls the host's emit_limits (ABI 1.3).
-func EmitLimits() int64 { return emitLimits() }
-
-// EmitBatch calls the host's emit_batch (ABI 1.3).
-func EmitBatch(list []byte) int32 { return emitBatch(ptr(list), int32(len(list))) }

@@ -41,23 +41,7 @@ mod imports {
             ttl_ms: i64,
             flags: u32,
         ) -> i32;
-        // Revision 1.3 (ABI.md §6.11-6.13).
-        pub fn output_index(name_ptr: *const u8, name_len: usize) -> i32;
-        pub fn emit_limits() -> i64;
-        pub fn emit_batch(list_ptr: *const u8, list_len: usize) -> i32;
     }
-}
-
-pub(crate) fn output_index(name: &[u8]) -> i32 {
-    unsafe { imports::output_index(name.as_ptr(), name.len()) }
-}
-
-pub(crate) fn emit_limits() -> i64 {
-    unsafe { imports::emit_limits() }
-}
-
-pub(crate) fn emit_batch(list: &[u8]) -> i32 {
-    unsafe { imports::emit_batch(list.as_ptr(), list.len()) }
 }
 
 // Safety of every call below: the host only reads or writes inside the
