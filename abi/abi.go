@@ -68,10 +68,18 @@ const (
 	// FuncStateDeclare: (name_ptr, name_len, version i32, ttl_ms i64, flags i32) -> i32.
 	// Revision 1.1: declares a named state's version and TTL during ws_init.
 	FuncStateDeclare = "state_declare"
+	// FuncOutputIndex: (name_ptr, name_len i32) -> i32.
+	// Revision 1.3: the index of a wired output, for FuncEmitBatch.
+	FuncOutputIndex = "output_index"
+	// FuncEmitLimits: () -> i64. Revision 1.3: max_emits_per_record << 32 | max_value_bytes.
+	FuncEmitLimits = "emit_limits"
+	// FuncEmitBatch: (ptr, len i32) -> i32. Revision 1.3: hands over emits
+	// the guest collected in its own memory, encoded as an emit list.
+	FuncEmitBatch = "emit_batch"
 )
 
 // Revision is the ABI revision: additions a v1 guest cannot observe (ABI.md §9).
-const Revision = 2
+const Revision = 3
 
 // State declarations (FuncStateDeclare).
 const (

@@ -11,7 +11,7 @@ import (
 	"github.com/wasmstream/wasmstream/abi"
 )
 
-// hostSignatures are the host functions of ABI v1 revision 1.1 (see abi/ABI.md).
+// hostSignatures are the host functions of ABI v1 revision 1.3 (see abi/ABI.md).
 var hostSignatures = map[string]signature{
 	abi.FuncRecordNext:     {nil, []api.ValueType{i32}},
 	abi.FuncStateGet:       {[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}},
@@ -22,6 +22,9 @@ var hostSignatures = map[string]signature{
 	abi.FuncEventTime:      {nil, []api.ValueType{i64}},
 	abi.FuncProcessingTime: {nil, []api.ValueType{i64}},
 	abi.FuncStateDeclare:   {[]api.ValueType{i32, i32, i32, i64, i32}, []api.ValueType{i32}},
+	abi.FuncOutputIndex:    {[]api.ValueType{i32, i32}, []api.ValueType{i32}},
+	abi.FuncEmitLimits:     {nil, []api.ValueType{i64}},
+	abi.FuncEmitBatch:      {[]api.ValueType{i32, i32}, []api.ValueType{i32}},
 }
 
 var hostFuncs = map[string]api.GoModuleFunc{
@@ -34,6 +37,9 @@ var hostFuncs = map[string]api.GoModuleFunc{
 	abi.FuncEventTime:      eventTime,
 	abi.FuncProcessingTime: processingTime,
 	abi.FuncStateDeclare:   stateDeclare,
+	abi.FuncOutputIndex:    outputIndex,
+	abi.FuncEmitLimits:     emitLimits,
+	abi.FuncEmitBatch:      emitBatch,
 }
 
 // hostModule builds the "wasmstream" import module. Functions are
@@ -141,7 +147,7 @@ func (cs *callState) emit(mod api.Module, stack []uint64) abi.Code {
 	if code != abi.OK {
 		return code
 	}
-	out, ok := cs.inst.outputIndex[string(name)]
+	out, ok := cs.inst.output(name)
 	if !ok {
 		return abi.ErrUnknownOutput
 	}

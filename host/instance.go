@@ -27,6 +27,13 @@ type KeyedState interface {
 	RollbackBatch()
 }
 
+// batchPrefetcher is the optional fast path of a KeyedState (state.Backend
+// has it): PrefetchBatch warms the state of a batch's keys before the guest
+// runs. It changes no behaviour, only the cost of the state calls.
+type batchPrefetcher interface {
+	PrefetchBatch(keys [][]byte)
+}
+
 // Record is one input record handed to the guest.
 type Record struct {
 	Key       []byte
@@ -83,7 +90,10 @@ type Instance struct {
 	alloc       api.Function
 	process     api.Function
 	state       KeyedState
+	prefetcher  batchPrefetcher // state's fast path; nil when it has none
+	batchKeys   [][]byte        // the keys of the running batch, for prefetcher
 	outputIndex map[string]int
+	lastOutput  int // index of the output the last emit named; -1: none
 	cs          callState
 	outputs     outputBuffer
 	outBuf      []Output // returned by Process; reused by the next call
@@ -100,11 +110,12 @@ type Instance struct {
 // ErrTimeout, ErrMemoryLimit or ErrABIMisuse.
 func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig, st KeyedState) (*Instance, error) {
 	cfg = cfg.withDefaults()
-	inst := &Instance{mod: m, cfg: cfg, logger: cfg.Logger, state: st, outputIndex: map[string]int{}, stderr: newTailBuffer(2048)}
+	inst := &Instance{mod: m, cfg: cfg, logger: cfg.Logger, state: st, outputIndex: map[string]int{}, lastOutput: -1, stderr: newTailBuffer(2048)}
 	for i, name := range cfg.Outputs {
 		inst.outputIndex[name] = i
 	}
 	inst.cs = callState{inst: inst, cursor: -1}
+	inst.prefetcher, _ = st.(batchPrefetcher)
 	ictx, cancel := context.WithTimeout(ctx, cfg.BatchTimeout)
 	defer cancel()
 	guest, err := m.instantiate(ictx, inst.stderr)
@@ -171,6 +182,7 @@ func (inst *Instance) ProcessChecked(ctx context.Context, recs []Record, check O
 	}
 	inst.cs.records = recs
 	inst.state.BeginBatch()
+	inst.prefetch(recs)
 	rc, err := inst.call(ctx, phaseProcess, inst.process, uint64(ptr), uint64(len(inst.batchBuf)))
 	record := inst.cs.cursor
 	if err != nil {
@@ -218,6 +230,20 @@ func (inst *Instance) rejected(ctx context.Context, rc abi.Code, record, n int) 
 		inst.Close(ctx)
 	}
 	return e
+}
+
+// prefetch hands the batch's keys to the state's fast path, if it has one.
+func (inst *Instance) prefetch(recs []Record) {
+	if inst.prefetcher == nil {
+		return
+	}
+	keys := inst.batchKeys[:0]
+	for i := range recs {
+		keys = append(keys, recs[i].Key)
+	}
+	inst.prefetcher.PrefetchBatch(keys)
+	clear(keys) // keep no reference to the caller's records
+	inst.batchKeys = keys[:0]
 }
 
 func encodeBatch(buf []byte, recs []Record) []byte {

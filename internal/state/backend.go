@@ -34,10 +34,12 @@ type Backend struct {
 	ttlSlots map[string]uint16
 	time     timeSource
 
-	cache map[string]*entry
+	cache entryTable  // cache key (appendGroupKey) -> entry
 	names cachedNames // names of the cache's entries, for ReadKey
 	last  *entry      // entry of the previous lookup: a Put after a Get skips the map
-	dirty dirtySet
+	// prefetch: the state names to warm the next batch's keys for.
+	prefetch prefetch
+	dirty    dirtySet
 	// gen is the generation of the cut that writes now belong to; flight,
 	// when not nil, is the previous cut being flushed (incremental.go).
 	gen        uint64
@@ -58,6 +60,8 @@ type Backend struct {
 	stats   Stats
 	closed  bool
 	evictAt int // evict when the cache holds more entries than this
+	// evictHand is the cache slot where the next eviction sweep starts.
+	evictHand int
 }
 
 // entry is the cached state of one (name, key) pair.
@@ -96,7 +100,7 @@ func (s *Store) Backend(o BackendOptions) (*Backend, error) {
 		opts:    o,
 		prefix:  appendOperatorPrefix(nil, o.Operator),
 		time:    timeSource{clock: o.Clock},
-		cache:   map[string]*entry{},
+		cache:   newEntryTable(),
 		evictAt: o.CacheEntries,
 		gen:     1,
 	}
@@ -117,7 +121,7 @@ func (b *Backend) Close() {
 	b.closeSpill()
 	b.dropFlight()
 	b.closeSpareParts()
-	b.cache, b.last, b.dirty, b.undo = nil, nil, dirtySet{}, undoLog{}
+	b.cache, b.last, b.dirty, b.undo = entryTable{}, nil, dirtySet{}, undoLog{}
 	b.store.release(b.opts.Operator, b.opts.Range)
 }
 
@@ -239,11 +243,12 @@ func (b *Backend) lookup(name []byte) (*entry, error) {
 	if err := validName(name); err != nil {
 		return nil, fmt.Errorf("operator %q: %w", b.opts.Operator, err)
 	}
+	b.prefetch.learn(name)
 	b.keyBuf = appendGroupKey(b.keyBuf[:0], b.kg, name, b.key)
 	if b.last != nil && b.last.key == string(b.keyBuf) {
 		return b.last, nil
 	}
-	e := b.cache[string(b.keyBuf)]
+	e := b.cache.get(b.keyBuf)
 	if e != nil {
 		b.last = e
 	}
@@ -252,7 +257,7 @@ func (b *Backend) lookup(name []byte) (*entry, error) {
 
 // uncache removes e from the cache (eviction, rollback of its creation).
 func (b *Backend) uncache(e *entry) {
-	delete(b.cache, e.key)
+	b.cache.remove(e)
 	if b.last == e {
 		b.last = nil
 	}
@@ -307,10 +312,10 @@ func (b *Backend) insert(present bool, value []byte) *entry {
 	if present {
 		e.value = append([]byte{}, value...)
 	}
-	if len(b.cache) >= b.evictAt && !b.undo.open {
+	if b.cache.len() >= b.evictAt && !b.undo.open {
 		b.evict()
 	}
-	b.cache[e.key] = e
+	b.cache.add(e)
 	b.names.note(groupKeyName(b.keyBuf))
 	b.last = e
 	return e

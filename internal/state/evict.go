@@ -14,7 +14,7 @@ import "github.com/cockroachdb/pebble/v2"
 
 // maybeEvict evicts when the cache grew past its capacity during a batch.
 func (b *Backend) maybeEvict() {
-	if len(b.cache) > b.evictAt {
+	if b.cache.len() > b.evictAt {
 		b.evict()
 	}
 }
@@ -22,7 +22,7 @@ func (b *Backend) maybeEvict() {
 // evict removes about an eighth of the capacity, so that its cost is
 // amortised over many inserts. Second chance: a pass skips (and clears)
 // entries used since the last sweep, then a second pass takes any entry.
-// Map iteration starts at a random place, which spreads the sweeps.
+// Each sweep starts where the previous one stopped (evictHand), like a clock.
 //
 // During a flight nothing is evicted: an encoded entry is not in the store
 // until the flight is committed, and a new spill would need reads to fall
@@ -32,15 +32,20 @@ func (b *Backend) evict() {
 		return
 	}
 	target := b.opts.CacheEntries - max(1, b.opts.CacheEntries/8)
-	for pass := 0; pass < 2 && len(b.cache) > target; pass++ {
-		for _, e := range b.cache {
-			if len(b.cache) <= target {
-				break
-			}
+	for pass := 0; pass < 2 && b.cache.len() > target; pass++ {
+		// Victims are chosen first and evicted after: removing from the
+		// table moves entries, which a walk must not see.
+		var victims []*entry
+		need := b.cache.len() - target
+		b.evictHand += b.cache.each(b.evictHand, func(e *entry) bool {
 			if e.ref && pass == 0 {
 				e.ref = false
-				continue
+				return true
 			}
+			victims = append(victims, e)
+			return len(victims) < need
+		})
+		for _, e := range victims {
 			b.evictEntry(e)
 		}
 	}

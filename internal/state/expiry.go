@@ -214,7 +214,7 @@ func (b *Backend) SetTTL(ttl map[string]TTL) error {
 	if b.closed {
 		return ErrClosed
 	}
-	if len(b.cache) > 0 || b.spill != nil || b.flight != nil || b.undo.open {
+	if b.cache.len() > 0 || b.spill != nil || b.flight != nil || b.undo.open {
 		return fmt.Errorf("%w: operator %q: TTLs are set before the first record", ErrInvalidOptions, b.opts.Operator)
 	}
 	o := b.opts

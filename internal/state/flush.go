@@ -117,7 +117,7 @@ func (b *Backend) expireSpill(now cleanupTime) (deletes int, err error) {
 // that write, which the flush writes after the spill; a clean cached copy
 // of the value is dropped, so the cache keeps matching the store.
 func (b *Backend) expireSpilled(it *pebble.Iterator, now cleanupTime) (bool, error) {
-	e := b.cache[string(it.Key()[len(b.prefix):])]
+	e := b.cache.get(it.Key()[len(b.prefix):])
 	if e != nil && e.dirty {
 		return false, nil
 	}

@@ -255,7 +255,7 @@ func (b *Backend) Flushing() bool { return b.flight != nil }
 // flight, has grown to twice its capacity: the caller should finish the
 // flight now.
 func (b *Backend) FlushOverfull() bool {
-	return b.flight != nil && len(b.cache) > 2*b.opts.CacheEntries
+	return b.flight != nil && b.cache.len() > 2*b.opts.CacheEntries
 }
 
 // pending reports whether e holds a value of the flight not yet encoded.

@@ -56,7 +56,7 @@ func (b *Backend) overlayCache(kg int, key []byte, want string, found map[string
 			continue
 		}
 		ck = appendGroupKey(ck[:0], kg, []byte(name), key)
-		if e := b.cache[string(ck)]; e != nil {
+		if e := b.cache.get(ck); e != nil {
 			overlayEntry(found, name, e)
 		}
 		walk = walk || hasMap
@@ -69,16 +69,18 @@ func (b *Backend) overlayCache(kg int, key []byte, want string, found map[string
 // overlayCacheWalk is overlayCache by reading every cache entry.
 func (b *Backend) overlayCacheWalk(kg int, key []byte, want string, found map[string]Value) {
 	prefix := appendGroupKey(nil, kg, nil, nil)[:2]
-	for ck, e := range b.cache {
+	b.cache.each(0, func(e *entry) bool {
+		ck := e.key
 		if len(ck) < 4 || ck[:2] != string(prefix) {
-			continue
+			return true
 		}
 		name := groupKeyName([]byte(ck))
 		if ck[4+len(name):] != string(key) || !NameMatches(name, want) {
-			continue
+			return true
 		}
 		overlayEntry(found, string(name), e)
-	}
+		return true
+	})
 }
 
 func overlayEntry(found map[string]Value, name string, e *entry) {

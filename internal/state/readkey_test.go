@@ -47,7 +47,7 @@ func TestReadKeySeesCacheSpillAndStore(t *testing.T) {
 		mustKey(t, b, fmt.Sprintf("other-%d", i))
 		mustPut(t, b, "total", "1")
 	}
-	if b.spill == nil || b.cache[string(appendGroupKey(nil, KeyGroup([]byte("acct-1"), DefaultMaxParallelism), []byte("fresh"), []byte("acct-1")))] != nil {
+	if b.spill == nil || b.cache.get(appendGroupKey(nil, KeyGroup([]byte("acct-1"), DefaultMaxParallelism), []byte("fresh"), []byte("acct-1"))) != nil {
 		t.Fatal("setup: acct-1's fresh entry was not evicted into the spill")
 	}
 	want := map[string]string{"total": "250", "kept": "k", "fresh": "f"}
@@ -67,11 +67,11 @@ func TestReadKeyChangesNothing(t *testing.T) {
 	mustKey(t, b, "acct-1")
 	mustPut(t, b, "total", "100")
 	flushCommit(t, s, b)
-	before, cached := b.Stats(), len(b.cache)
+	before, cached := b.Stats(), b.cache.len()
 	readKey(t, b, "acct-1")
 	readKey(t, b, "acct-2")
-	if after := b.Stats(); after != before || len(b.cache) != cached {
-		t.Errorf("ReadKey changed the backend: stats %+v -> %+v, cache %d -> %d entries", before, after, cached, len(b.cache))
+	if after := b.Stats(); after != before || b.cache.len() != cached {
+		t.Errorf("ReadKey changed the backend: stats %+v -> %+v, cache %d -> %d entries", before, after, cached, b.cache.len())
 	}
 	if n := flushCommit(t, s, b); n != 0 {
 		t.Errorf("flush after ReadKey wrote %d keys, want 0", n)

@@ -37,7 +37,7 @@ func (s Stats) Expired() uint64 { return s.ExpiredOnAccess + s.ExpiredInFlush + 
 // Stats returns the backend's counters. Call it from the task goroutine.
 func (b *Backend) Stats() Stats {
 	s := b.stats
-	s.Entries = len(b.cache)
+	s.Entries = b.cache.len()
 	s.Dirty = b.dirty.n
 	if b.spill != nil {
 		s.SpillBytes = len(b.spill.Repr())

@@ -128,7 +128,7 @@ func (b *Backend) sweepEntry(it *pebble.Iterator, now cleanupTime) (gone bool, e
 	if err != nil {
 		return false, err
 	}
-	if e := b.cache[string(k[len(b.prefix):])]; e != nil {
+	if e := b.cache.get(k[len(b.prefix):]); e != nil {
 		gone = b.sweepCached(e, now)
 	} else if gone, err = b.sweepStored(k, raw, sk.Name, now); err != nil {
 		return false, fmt.Errorf("key group %d, state %q: %w", sk.KeyGroup, sk.Name, err)

@@ -1,0 +1,118 @@
+;; emitbatch.wat: emit_batch, output_index and emit_limits (ABI revision
+;; 1.3), well used and misused; the first config byte is the mode. Mode 0 is
+;; the B1 counter of hostile.wat with its emits collected in guest memory
+;; and handed over once per batch. A refused emit_batch's code becomes the
+;; ws_process result. Regenerate emitbatch.wasm with: go generate ./host/
+(module
+  (import "wasmstream" "record_next" (func $record_next (result i32)))
+  (import "wasmstream" "state_get" (func $state_get (param i32 i32 i32 i32) (result i32)))
+  (import "wasmstream" "state_put" (func $state_put (param i32 i32 i32 i32) (result i32)))
+  (import "wasmstream" "emit" (func $emit (param i32 i32 i32 i32 i32 i32 i32 i32) (result i32)))
+  (import "wasmstream" "output_index" (func $output_index (param i32 i32) (result i32)))
+  (import "wasmstream" "emit_limits" (func $emit_limits (result i64)))
+  (import "wasmstream" "emit_batch" (func $emit_batch (param i32 i32) (result i32)))
+  (memory (export "memory") 16)
+  (data (i32.const 16) "out")
+  (data (i32.const 32) "n")
+  (data (i32.const 48) "nope")
+  (global $mode (mut i32) (i32.const 0))
+  (global $out (mut i32) (i32.const 0))
+  (global $off (mut i32) (i32.const 1024)) ;; end of the emit list at 1024..65535
+  (global $bad i32 (i32.const -256))
+
+  (func (export "ws_abi_version") (result i32) (i32.const 1))
+
+  (func (export "ws_alloc") (param $size i32) (result i32)
+    (if (i32.eq (global.get $mode) (i32.const 13))
+      (then (drop (call $emit_batch (i32.const 1024) (i32.const 0)))))
+    (if (i32.gt_u (local.get $size) (i32.const 983040)) (then (return (i32.const 0))))
+    (i32.const 65536))
+
+  (func (export "ws_init") (param $p i32) (param $l i32) (result i32)
+    (if (i32.gt_u (local.get $l) (i32.const 0))
+      (then (global.set $mode (i32.load8_u (local.get $p)))))
+    (if (i32.ne (call $output_index (i32.const 48) (i32.const 4)) (i32.const -6)) (then (return (i32.const -102))))
+    (if (i32.ne (call $output_index (i32.const 16) (i32.const 0)) (i32.const -3)) (then (return (i32.const -102))))
+    (global.set $out (call $output_index (i32.const 16) (i32.const 3)))
+    (if (i32.lt_s (global.get $out) (i32.const 0)) (then (return (i32.const -100))))
+    (if (i32.eq (global.get $mode) (i32.const 2))
+      (then (drop (call $emit_batch (i32.const 1024) (i32.const 0)))))
+    (i32.const 0))
+
+  ;; entry appends (record, output, no key, value of $vlen bytes at 256, no
+  ;; headers) to the emit list.
+  (func $entry (param $rec i32) (param $o i32) (param $vlen i32)
+    (local $p i32)
+    (local.set $p (global.get $off))
+    (i32.store (local.get $p) (local.get $rec))
+    (i32.store offset=4 (local.get $p) (local.get $o))
+    (i32.store offset=8 (local.get $p) (i32.const 0))
+    (i32.store offset=12 (local.get $p) (local.get $vlen))
+    (i64.store offset=16 (local.get $p) (i64.load (i32.const 256)))
+    (local.set $p (i32.add (i32.add (local.get $p) (i32.const 16)) (local.get $vlen)))
+    (i32.store (local.get $p) (i32.const 0))
+    (global.set $off (i32.add (local.get $p) (i32.const 4))))
+
+  ;; flush hands the emit list over and empties it.
+  (func $flush (result i32)
+    (local $rc i32)
+    (local.set $rc (call $emit_batch (i32.const 1024) (i32.sub (global.get $off) (i32.const 1024))))
+    (global.set $off (i32.const 1024))
+    (local.get $rc))
+
+  (func $count
+    (if (i32.eq (call $state_get (i32.const 32) (i32.const 1) (i32.const 256) (i32.const 8)) (i32.const -1))
+      (then (i64.store (i32.const 256) (i64.const 0))))
+    (i64.store (i32.const 256) (i64.add (i64.load (i32.const 256)) (i64.const 1)))
+    (drop (call $state_put (i32.const 32) (i32.const 1) (i32.const 256) (i32.const 8))))
+
+  (func (export "ws_process") (param $p i32) (param $l i32) (result i32)
+    (local $i i32)
+    (local $k i32)
+    (local $rc i32)
+    (local $m i32)
+    (local.set $m (global.get $mode))
+    (global.set $off (i32.const 1024))
+    (if (i32.eq (local.get $m) (i32.const 8)) (then (drop (call $flush))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (call $record_next)))
+        (if (i32.eq (local.get $m) (i32.const 11))
+          (then (i64.store (i32.const 256) (call $emit_limits)))
+          (else (call $count)))
+        (if (i32.eq (local.get $m) (i32.const 3)) (then (call $entry (i32.add (local.get $i) (i32.const 1)) (global.get $out) (i32.const 8))))
+        (if (i32.eq (local.get $m) (i32.const 4)) (then (call $entry (local.get $i) (i32.const 7) (i32.const 8))))
+        (if (i32.eq (local.get $m) (i32.const 6))
+          (then (local.set $k (i32.const 0))
+                (loop $quota
+                  (call $entry (local.get $i) (global.get $out) (i32.const 8))
+                  (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                  (br_if $quota (i32.lt_u (local.get $k) (i32.const 65))))))
+        (if (i32.eq (local.get $m) (i32.const 7)) (then (call $entry (local.get $i) (global.get $out) (i32.const 16))))
+        (if (i32.eq (local.get $m) (i32.const 9))
+          (then (call $entry (local.get $i) (global.get $out) (i32.const 8))
+                ;; a header list of 3 bytes: a truncated length
+                (i32.store (i32.sub (global.get $off) (i32.const 4)) (i32.const 3))
+                (i32.store (global.get $off) (i32.const 0x00000005))
+                (global.set $off (i32.add (global.get $off) (i32.const 3)))))
+        (if (i32.eq (local.get $m) (i32.const 12))
+          (then (drop (call $emit (i32.const 16) (i32.const 3) (i32.const 0) (i32.const 0) (i32.const 256) (i32.const 8) (i32.const 0) (i32.const 0)))
+                (call $entry (local.get $i) (global.get $out) (i32.const 8))
+                (local.set $rc (call $flush))
+                (if (local.get $rc) (then (return (local.get $rc))))
+                (drop (call $emit (i32.const 16) (i32.const 3) (i32.const 0) (i32.const 0) (i32.const 256) (i32.const 8) (i32.const 0) (i32.const 0)))))
+        (if (i32.or (i32.eqz (local.get $m)) (i32.eq (local.get $m) (i32.const 11)))
+          (then (call $entry (local.get $i) (global.get $out) (i32.const 8))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (if (i32.eq (local.get $m) (i32.const 1)) (then (drop (call $emit_batch (global.get $bad) (i32.const 8)))))
+    (if (i32.eq (local.get $m) (i32.const 5))
+      (then (call $entry (i32.const 0) (global.get $out) (i32.const 8))
+            (global.set $off (i32.sub (global.get $off) (i32.const 1)))))
+    (if (i32.eq (local.get $m) (i32.const 10))
+      (then (call $entry (i32.const 1) (global.get $out) (i32.const 8))
+            (call $entry (i32.const 0) (global.get $out) (i32.const 8))))
+    (local.set $rc (call $flush))
+    (if (local.get $rc) (then (return (local.get $rc))))
+    (i32.const 0))
+)
