@@ -345,12 +345,22 @@ func (w *worker) join(ctx context.Context) error {
 	if err := w.acquireMembership(ctx, false); err != nil {
 		return err
 	}
-	var err error
-	if w.view, err = member.Watch(ctx, w.bucket, w.conn.NC, w.cfg.Name, w.cfg.Cluster.WorkerTimeout); err != nil {
-		return err
+	giveUp := time.Now().Add(w.cfg.Server.OutageBudget)
+	for {
+		var err error
+		w.view, err = member.Watch(ctx, w.bucket, w.conn.NC, w.cfg.Name, w.cfg.Cluster.WorkerTimeout)
+		switch {
+		case err == nil:
+			w.log.Info("worker joined", "worker", w.id, "pipeline", w.cfg.Name, "server", w.conn.ClientURL())
+			return nil
+		case ctx.Err() != nil || !joinRetries(err, false, time.Now(), giveUp):
+			return err
+		}
+		w.log.Warn("watching the pipeline's workers failed; retrying", "worker", w.id, "error", err)
+		if err := sleep(ctx, time.Second); err != nil {
+			return err
+		}
 	}
-	w.log.Info("worker joined", "worker", w.id, "pipeline", w.cfg.Name, "server", w.conn.ClientURL())
-	return nil
 }
 
 // acquireMembership takes the membership lease, waiting out one that is
