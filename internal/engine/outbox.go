@@ -229,9 +229,13 @@ func (p *Pipeline) hasTransactionalSink() bool {
 	return false
 }
 
-// publishRestored publishes the outbox of the restored checkpoint, unless
-// an earlier run already published it (the data dir's mark): then the
-// outbox is only dropped from the live state.
+// publishRestored publishes the outbox of the restored checkpoint, which
+// also holds the outputs of the older completed checkpoints whose
+// publication had not ended (they stay in the live store, and so in every
+// checkpoint taken, until they are published). What an earlier run already
+// published (the data dir's mark) is dropped first, so that a stop longer
+// than the duplicate window does not store it twice; the rest is published
+// oldest epoch first, before anything new is produced.
 func (p *Pipeline) publishRestored(ctx context.Context, id uint64) error {
 	if !p.hasTransactionalSink() {
 		return nil
@@ -240,12 +244,32 @@ func (p *Pipeline) publishRestored(ctx context.Context, id uint64) error {
 	if err != nil {
 		return err
 	}
-	if id > through {
-		p.logger.Info("publishing the transactional outputs the restored checkpoint holds", "checkpoint", id)
-		return p.publishCommitted(ctx, id)
+	if err := p.store.DeleteOutbox(min(through, id)); err != nil {
+		return fmt.Errorf("dropping the already published outbox of checkpoint %d: %w", min(through, id), err)
 	}
-	if err := p.store.DeleteOutbox(id); err != nil {
-		return fmt.Errorf("dropping the already published outbox of checkpoint %d: %w", id, err)
+	if id > through {
+		p.logger.Info("publishing the transactional outputs the restored checkpoint holds", "checkpoint", id, "published_through", through)
+		return p.publishCommitted(ctx, id)
 	}
 	return nil
 }
+
+// maxUnpublished is how many completed checkpoints may still be publishing
+// their transactional outputs when the next is triggered
+// (protocol.CoordinatorConfig.MaxUnpublished). A cluster part keeps
+// publishing each checkpoint's outputs before it ends the round: its
+// checkpoints are the cluster coordinator's, each awaited by the worker,
+// and a part that is released or abandoned must leave nothing of its own
+// publication running behind the next owner of its ranges.
+func (p *Pipeline) maxUnpublished() int {
+	if p.opts.Cluster != nil || !p.hasTransactionalSink() {
+		return 0
+	}
+	return publishBehind
+}
+
+// publishBehind: a checkpoint's outputs are published while the next two
+// run. One would already take the publication off the checkpoints' path;
+// two absorb a publication slowed by a burst of load without holding the
+// next trigger back.
+const publishBehind = 2

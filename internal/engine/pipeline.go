@@ -291,7 +291,7 @@ func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator.Driver, er
 	c := p.opts.Checkpoint
 	return coordinator.New(coordinator.Config{
 		Protocol: protocol.CoordinatorConfig{Sources: len(p.sources), Tasks: len(p.tasks), Mode: c.Mode, Interval: c.Interval, Timeout: c.Timeout,
-			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, OutageBudget: outageBudget(p.cfg),
+			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, OutageBudget: outageBudget(p.cfg), MaxUnpublished: p.maxUnpublished(),
 			FirstID: lastCompleted + 1, Where: CheckpointRoot(p.cfg), Server: p.conn.ClientURL(), Clock: c.Clock},
 		Root: CheckpointRoot(p.cfg), Retain: c.Retain, Restored: p.restoredID(), Logger: p.logger, Crash: p.crash, Reports: p.reports, Effects: checkpointEffects{p},
 		Outage: natsio.IsOutage, Part: p.opts.Cluster != nil, Completed: p.metrics.checkpointCompleted, Failed: p.metrics.checkpointFailed,
