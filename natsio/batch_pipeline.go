@@ -1,0 +1,152 @@
+package natsio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Several atomic batches in flight. Committing a batch is two round trips
+// (its first message, then its commit), and while the server stores one
+// batch the sink has nothing to do; under load the waits add up to most of
+// a publication. PublishAtomicBatches therefore sends the next batch while
+// the commits of up to window earlier ones are unanswered. Every batch is
+// still sent whole before its commit, and the commits go out in order on
+// one connection, so the stream stores the batches in order: a death
+// leaves visible a prefix of them (at most window-1 beyond the last
+// answered one).
+
+// AtomicBatch is one batch of PublishAtomicBatches.
+type AtomicBatch struct {
+	ID   string
+	Msgs []OutMessage
+}
+
+// PublishAtomicBatches publishes batches in order as PublishAtomicBatch
+// would, with up to window commits awaiting their answer, and calls done
+// with each batch's result in order (not concurrently). It stops at the
+// first error (a failed batch, or done's), after the answers of the
+// commits already sent, and returns it; batches after it may have been
+// stored, so the recovery is to publish all of them again with the same
+// ids, which reports the stored ones BatchAlreadyCommitted.
+func (c *Conn) PublishAtomicBatches(ctx context.Context, batches []AtomicBatch, window int, done func(i int, r BatchResult) error) error {
+	if window < 1 {
+		return fmt.Errorf("%w: %d batches in flight, need at least 1", ErrInvalidBatch, window)
+	}
+	for _, b := range batches {
+		if err := validateBatch(b.ID, b.Msgs, MaxAtomicBatch); err != nil {
+			return err
+		}
+	}
+	var inflight []pendingCommit // oldest first
+	var first error
+	settle := func() {
+		p := inflight[0]
+		inflight = inflight[1:]
+		res, err := p.answer(ctx, c)
+		var incomplete *incompleteBatchError
+		if errors.As(err, &incomplete) && first == nil {
+			// Nothing of it was stored (a stale open batch under its id):
+			// once more, alone, as PublishAtomicBatch does.
+			res, err = c.publishBatchOnce(ctx, p.batch.ID, p.batch.Msgs)
+			if errors.As(err, &incomplete) {
+				err = incomplete.err
+			}
+		}
+		if err == nil && first == nil {
+			err = done(p.index, res)
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	for i, b := range batches {
+		for len(inflight) >= window || (first != nil && len(inflight) > 0) {
+			settle()
+		}
+		if first != nil {
+			break
+		}
+		p, err := c.sendBatch(ctx, i, b)
+		if err != nil {
+			first = err
+			break
+		}
+		inflight = append(inflight, p)
+	}
+	for len(inflight) > 0 {
+		settle()
+	}
+	return first
+}
+
+// pendingCommit is a batch whose commit was sent and not yet answered.
+type pendingCommit struct {
+	index int
+	batch AtomicBatch
+	sub   *nats.Subscription
+}
+
+// sendBatch stages b's messages and sends its commit without waiting for
+// the answer, which arrives on the returned subscription.
+func (c *Conn) sendBatch(ctx context.Context, i int, b AtomicBatch) (pendingCommit, error) {
+	last := len(b.Msgs) - 1
+	if last > 0 {
+		if err := c.stageFirst(ctx, b.ID, b.Msgs[0]); err != nil {
+			var incomplete *incompleteBatchError
+			if !errors.As(err, &incomplete) {
+				return pendingCommit{}, err
+			}
+			// The stale open batch was abandoned by this answer: start again.
+			if err := c.stageFirst(ctx, b.ID, b.Msgs[0]); err != nil {
+				if errors.As(err, &incomplete) {
+					err = incomplete.err
+				}
+				return pendingCommit{}, err
+			}
+		}
+		for j := 1; j < last; j++ {
+			if err := c.NC.PublishMsg(batchMsg(b.ID, j, b.Msgs[j], false)); err != nil {
+				return pendingCommit{}, fmt.Errorf("%w: atomic batch %q, message %d to %q: %w", ErrBatchUnacknowledged, b.ID, j+1, b.Msgs[j].Subject, err)
+			}
+		}
+	}
+	sub, err := c.NC.SubscribeSync(c.NC.NewInbox())
+	if err != nil {
+		return pendingCommit{}, fmt.Errorf("%w: atomic batch %q: subscribing to its answer: %w", ErrBatchUnacknowledged, b.ID, err)
+	}
+	msg := batchMsg(b.ID, last, b.Msgs[last], true)
+	msg.Reply = sub.Subject
+	if err := c.NC.PublishMsg(msg); err != nil {
+		_ = sub.Unsubscribe()
+		t := batchTarget{id: b.ID, subject: b.Msgs[last].Subject}
+		return pendingCommit{}, c.requestError(t, err, true)
+	}
+	return pendingCommit{index: i, batch: b, sub: sub}, nil
+}
+
+// answer waits for the commit's answer, bounded like batchRequest, and
+// reads it as commit does.
+func (p pendingCommit) answer(ctx context.Context, c *Conn) (BatchResult, error) {
+	defer func() { _ = p.sub.Unsubscribe() }()
+	msgs := p.batch.Msgs
+	t := batchTarget{id: p.batch.ID, subject: msgs[len(msgs)-1].Subject}
+	ctx, cancel := context.WithTimeout(ctx, AtomicBatchAckTimeout)
+	defer cancel()
+	ctx, stop := c.cancelOnDisconnect(ctx)
+	defer stop()
+	reply, err := p.sub.NextMsgWithContext(ctx)
+	if err != nil {
+		return BatchResult{}, c.requestError(t, lostAnswer(ctx, err), true)
+	}
+	if len(reply.Data) == 0 && reply.Header.Get("Status") == "503" {
+		return BatchResult{}, c.requestError(t, nats.ErrNoResponders, true)
+	}
+	a, err := parseBatchAck(reply.Data)
+	if err != nil {
+		return BatchResult{}, c.requestError(t, err, true)
+	}
+	return commitResult(t, a, p.batch.ID, len(msgs))
+}
