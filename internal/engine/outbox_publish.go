@@ -30,7 +30,7 @@ func (p *Pipeline) commitOutbox(ctx context.Context, upTo uint64) (published int
 	if err != nil {
 		return 0, err
 	}
-	err = p.conn.PublishAtomicBatches(ctx, batches, batchesInFlight, func(i int, res natsio.BatchResult) error {
+	err = p.conn.PublishAtomicBatches(ctx, batches, BatchesInFlight, func(i int, res natsio.BatchResult) error {
 		if res.Status == natsio.BatchAlreadyCommitted {
 			// The stream holds at least one of its ids: send its messages
 			// one by one with their ids, so that it keeps exactly one of
@@ -55,11 +55,12 @@ func (p *Pipeline) commitOutbox(ctx context.Context, upTo uint64) (published int
 	return published, nil
 }
 
-// batchesInFlight is how many atomic batches may await their commit's
-// answer: enough to keep the server storing while the next batch is sent
-// (BENCHMARKS.md "Sinks"), well below the server's default of 50 open
-// batches per stream.
-const batchesInFlight = 4
+// BatchesInFlight is how many atomic batches may await their commit's
+// answer: enough to keep the server storing while the next batch is sent,
+// well below the server's default of 50 open batches per stream. A death
+// leaves visible at most BatchesInFlight-1 batches beyond the last one
+// answered (internal/crashtest checks that bound).
+const BatchesInFlight = 4
 
 // outboxBatches splits every group into its atomic batches, in order. The
 // split and the ids depend only on the staged outputs, so a second
@@ -176,11 +177,15 @@ func (p *Pipeline) maxUnpublished() int {
 	if p.opts.Cluster != nil || !p.hasTransactionalSink() {
 		return 0
 	}
-	return publishBehind
+	return PublishBehind
 }
 
-// publishBehind: a checkpoint's outputs are published while the next two
-// run. One would already take the publication off the checkpoints' path;
-// two absorb a publication slowed by a burst of load without holding the
-// next trigger back.
-const publishBehind = 2
+// PublishBehind is how many completed checkpoints of a whole pipeline may
+// still wait for the publication of their transactional outputs when the
+// next periodic checkpoint is triggered: a checkpoint's outputs are
+// published while the next two run. One would already take the
+// publication off the checkpoints' path; two absorb a publication slowed
+// by a burst of load without holding the next trigger back. Outputs are
+// therefore visible at most PublishBehind+1 checkpoints after the one that
+// staged them was announced (internal/crashtest checks that bound).
+const PublishBehind = 2
