@@ -70,10 +70,15 @@ func benchAsyncMsgID(b *testing.B) {
 
 // BenchmarkAtomicBatchesInFlight commits 100-byte messages as atomic batches
 // of MaxAtomicBatch with 1, 4 and 16 commits in flight
-// (PublishAtomicBatches). One op is one message, acks included.
+// (PublishAtomicBatches), each first message answered ("again") or not.
+// One op is one message, acks included.
 func BenchmarkAtomicBatchesInFlight(b *testing.B) {
-	for _, window := range []int{1, 4, 16} {
-		b.Run(fmt.Sprint("window-", window), func(b *testing.B) {
+	for _, f := range []BatchFlight{{Window: 1}, {Window: 4}, {Window: 16}, {Window: 4, Again: true}} {
+		name := fmt.Sprint("window-", f.Window)
+		if f.Again {
+			name += "-again"
+		}
+		b.Run(name, func(b *testing.B) {
 			c := embedded(b)
 			if _, err := c.EnsureAtomicStream(context.Background(), StreamSpec{Name: "B", Subjects: []string{"b.>"}}); err != nil {
 				b.Fatal(err)
@@ -89,7 +94,7 @@ func BenchmarkAtomicBatchesInFlight(b *testing.B) {
 			}
 			b.SetBytes(100)
 			b.ResetTimer()
-			err = c.PublishAtomicBatches(context.Background(), batches, window, func(i int, r BatchResult) error {
+			err = c.PublishAtomicBatches(context.Background(), batches, f, func(i int, r BatchResult) error {
 				if r.Status != BatchCommitted {
 					return fmt.Errorf("batch %s: %s", r.BatchID, r.Status)
 				}

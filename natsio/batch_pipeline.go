@@ -8,15 +8,17 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// Several atomic batches in flight. Committing a batch is two round trips
-// (its first message, then its commit), and while the server stores one
-// batch the sink has nothing to do; under load the waits add up to most of
-// a publication. PublishAtomicBatches therefore sends the next batch while
-// the commits of up to window earlier ones are unanswered. Every batch is
-// still sent whole before its commit, and the commits go out in order on
-// one connection, so the stream stores the batches in order: a death
-// leaves visible a prefix of them (at most window-1 beyond the last
-// answered one).
+// Several atomic batches in flight. PublishAtomicBatch waits for two
+// answers per batch (its first message, then its commit), and while the
+// server stores one batch the sink has nothing to do; on a loaded machine
+// the waits are most of a publication (BENCHMARKS.md "Sinks").
+// PublishAtomicBatches therefore sends the next batch while the commits of
+// up to Window earlier ones are unanswered, and, unless told that the
+// batches may have been sent before, sends each first message without
+// waiting for its answer. Every batch is still sent whole before its
+// commit, and the commits go out in order on one connection, so the stream
+// stores the batches in order: a death leaves visible a prefix of them (at
+// most Window-1 beyond the last answered one).
 
 // AtomicBatch is one batch of PublishAtomicBatches.
 type AtomicBatch struct {
@@ -24,14 +26,30 @@ type AtomicBatch struct {
 	Msgs []OutMessage
 }
 
+// BatchFlight says how PublishAtomicBatches sends its batches.
+type BatchFlight struct {
+	// Window is how many commits may await their answer (at least 1).
+	Window int
+	// Again: the batches may have been sent before, less than the server's
+	// batch timeout ago (a restart, a retry after a failure), so the server
+	// may hold an open batch under one of their ids. Each first message is
+	// then sent as a request, whose answer abandons such a batch before the
+	// rest follows, as PublishAtomicBatch does. Without Again a batch that
+	// meets one anyway is answered "incomplete" at its commit and sent once
+	// more alone, after the batches in flight: stored whole, but out of
+	// order.
+	Again bool
+}
+
 // PublishAtomicBatches publishes batches in order as PublishAtomicBatch
-// would, with up to window commits awaiting their answer, and calls done
+// would, with up to f.Window commits awaiting their answer, and calls done
 // with each batch's result in order (not concurrently). It stops at the
 // first error (a failed batch, or done's), after the answers of the
 // commits already sent, and returns it; batches after it may have been
 // stored, so the recovery is to publish all of them again with the same
-// ids, which reports the stored ones BatchAlreadyCommitted.
-func (c *Conn) PublishAtomicBatches(ctx context.Context, batches []AtomicBatch, window int, done func(i int, r BatchResult) error) error {
+// ids and Again, which reports the stored ones BatchAlreadyCommitted.
+func (c *Conn) PublishAtomicBatches(ctx context.Context, batches []AtomicBatch, f BatchFlight, done func(i int, r BatchResult) error) error {
+	window := f.Window
 	if window < 1 {
 		return fmt.Errorf("%w: %d batches in flight, need at least 1", ErrInvalidBatch, window)
 	}
@@ -69,7 +87,7 @@ func (c *Conn) PublishAtomicBatches(ctx context.Context, batches []AtomicBatch, 
 		if first != nil {
 			break
 		}
-		p, err := c.sendBatch(ctx, i, b)
+		p, err := c.sendBatch(ctx, i, b, f.Again)
 		if err != nil {
 			first = err
 			break
@@ -90,10 +108,19 @@ type pendingCommit struct {
 }
 
 // sendBatch stages b's messages and sends its commit without waiting for
-// the answer, which arrives on the returned subscription.
-func (c *Conn) sendBatch(ctx context.Context, i int, b AtomicBatch) (pendingCommit, error) {
+// the answer, which arrives on the returned subscription. With again the
+// first message waits for its answer (BatchFlight.Again).
+func (c *Conn) sendBatch(ctx context.Context, i int, b AtomicBatch, again bool) (pendingCommit, error) {
 	last := len(b.Msgs) - 1
-	if last > 0 {
+	if last > 0 && !again {
+		// The server answers nothing to a staged message without a reply
+		// subject; a refused first message shows at the commit.
+		for j := 0; j < last; j++ {
+			if err := c.NC.PublishMsg(batchMsg(b.ID, j, b.Msgs[j], false)); err != nil {
+				return pendingCommit{}, fmt.Errorf("%w: atomic batch %q, message %d to %q: %w", ErrBatchUnacknowledged, b.ID, j+1, b.Msgs[j].Subject, err)
+			}
+		}
+	} else if last > 0 {
 		if err := c.stageFirst(ctx, b.ID, b.Msgs[0]); err != nil {
 			var incomplete *incompleteBatchError
 			if !errors.As(err, &incomplete) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,15 +27,19 @@ func splitInto(t *testing.T, prefix string, msgs []OutMessage, size int) []Atomi
 // the batches are stored whole, contiguously and in their order, and done
 // sees each result once, in order.
 func TestPublishAtomicBatchesStoresInOrder(t *testing.T) {
-	for _, window := range []int{1, 3, 8} {
-		t.Run(fmt.Sprint("window ", window), func(t *testing.T) {
+	for _, tc := range []struct {
+		window int
+		again  bool
+	}{{1, false}, {3, false}, {8, false}, {3, true}} {
+		window, again := tc.window, tc.again
+		t.Run(fmt.Sprintf("window %d again %v", window, again), func(t *testing.T) {
 			c := embedded(t)
 			ensureAtomicStream(t, c, "OUT", "out.>")
 			msgs := outMsgs("out.x", "e", 2050)
 			batches := splitInto(t, "w", msgs, 100) // 21 batches, the last of 50
 			var seen []int
 			var next uint64 = 1
-			err := c.PublishAtomicBatches(testCtx(t), batches, window, func(i int, r BatchResult) error {
+			err := c.PublishAtomicBatches(testCtx(t), batches, BatchFlight{Window: window, Again: again}, func(i int, r BatchResult) error {
 				seen = append(seen, i)
 				if r.Status != BatchCommitted || r.FirstSeq != next || r.LastSeq != next+uint64(len(batches[i].Msgs))-1 {
 					return fmt.Errorf("batch %d: %+v, want committed from sequence %d", i, r, next)
@@ -69,11 +74,11 @@ func TestPublishAtomicBatchesAgainIsAlreadyCommitted(t *testing.T) {
 	ensureAtomicStream(t, c, "OUT", "out.>")
 	msgs := outMsgs("out.x", "e", 1000)
 	batches := splitInto(t, "r", msgs, 100)
-	if err := c.PublishAtomicBatches(testCtx(t), batches[:4], 3, func(int, BatchResult) error { return nil }); err != nil {
+	if err := c.PublishAtomicBatches(testCtx(t), batches[:4], BatchFlight{Window: 3}, func(int, BatchResult) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	var statuses []BatchStatus
-	err := c.PublishAtomicBatches(testCtx(t), batches, 3, func(_ int, r BatchResult) error {
+	err := c.PublishAtomicBatches(testCtx(t), batches, BatchFlight{Window: 3, Again: true}, func(_ int, r BatchResult) error {
 		statuses = append(statuses, r.Status)
 		return nil
 	})
@@ -93,26 +98,81 @@ func TestPublishAtomicBatchesAgainIsAlreadyCommitted(t *testing.T) {
 // answered first (nothing is left unaccounted), done is not called after
 // the failure, and no batch after those in flight is sent.
 func TestPublishAtomicBatchesStopsAtFirstFailure(t *testing.T) {
+	for _, again := range []bool{false, true} {
+		t.Run(fmt.Sprint("again ", again), func(t *testing.T) {
+			c := embedded(t)
+			ensureAtomicStream(t, c, "OUT", "out.>")
+			msgs := outMsgs("out.x", "e", 1000)
+			msgs[450].Subject = "nowhere.x" // the commit of batch 4 (messages 400..499) has no stream
+			batches := splitInto(t, "f", msgs, 100)
+			var seen []int
+			err := c.PublishAtomicBatches(testCtx(t), batches, BatchFlight{Window: 3, Again: again}, func(i int, _ BatchResult) error {
+				seen = append(seen, i)
+				return nil
+			})
+			if err == nil || !strings.Contains(err.Error(), "f-4") {
+				t.Fatalf("err = %v, want the failure of batch f-4", err)
+			}
+			if !reflect.DeepEqual(seen, []int{0, 1, 2, 3}) {
+				t.Fatalf("done saw %v, want the batches before the failure", seen)
+			}
+			// Batches 5 and 6 may have been sent before the failure was
+			// answered (window 3), never batch 7 or later.
+			if n := streamMsgs(t, c, "OUT"); n < 400 || n > 600 || n%100 != 0 {
+				t.Fatalf("stream holds %d messages, want the 4 batches before the failure and at most 2 after", n)
+			}
+		})
+	}
+}
+
+// TestPublishAtomicBatchesReplacesStaleOpenBatch: a batch left open on the
+// server by a publication cut short (a crash half-way through it) is
+// replaced when the batches are sent again with Again, in order; without
+// Again it is stored too, whole and once.
+func TestPublishAtomicBatchesReplacesStaleOpenBatch(t *testing.T) {
+	for _, again := range []bool{true, false} {
+		t.Run(fmt.Sprint("again ", again), func(t *testing.T) {
+			c := embedded(t)
+			ensureAtomicStream(t, c, "OUT", "out.>")
+			msgs := outMsgs("out.x", "e", 500)
+			batches := splitInto(t, "s", msgs, 100)
+			for j := range 10 { // batch 2 half-sent, never committed: open on the server
+				if err := c.NC.PublishMsg(batchMsg(batches[2].ID, j, batches[2].Msgs[j], false)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var order []uint64
+			err := c.PublishAtomicBatches(testCtx(t), batches, BatchFlight{Window: 3, Again: again}, func(_ int, r BatchResult) error {
+				if r.Status != BatchCommitted {
+					return fmt.Errorf("batch %s: %s", r.BatchID, r.Status)
+				}
+				order = append(order, r.FirstSeq)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertEachIDOnce(t, c, "OUT", msgs)
+			if again && !slices.IsSorted(order) {
+				t.Fatalf("batches stored at %v: not in order", order)
+			}
+		})
+	}
+}
+
+// TestPublishAtomicBatchesStreamWithoutAllowAtomic: without Again the
+// first message is not answered, so a stream that refuses atomic batches
+// shows at the commit, with the same error as PublishAtomicBatch's.
+func TestPublishAtomicBatchesStreamWithoutAllowAtomic(t *testing.T) {
 	c := embedded(t)
-	ensureAtomicStream(t, c, "OUT", "out.>")
-	msgs := outMsgs("out.x", "e", 1000)
-	msgs[450].Subject = "nowhere.x" // the commit of batch 4 (messages 400..499) has no stream
-	batches := splitInto(t, "f", msgs, 100)
-	var seen []int
-	err := c.PublishAtomicBatches(testCtx(t), batches, 3, func(i int, _ BatchResult) error {
-		seen = append(seen, i)
-		return nil
-	})
-	if err == nil || !strings.Contains(err.Error(), "f-4") {
-		t.Fatalf("err = %v, want the failure of batch f-4", err)
+	ensureStream(t, c, "PLAIN", "plain.>")
+	batches := splitInto(t, "p", outMsgs("plain.x", "e", 300), 100)
+	err := c.PublishAtomicBatches(testCtx(t), batches, BatchFlight{Window: 3}, func(int, BatchResult) error { return nil })
+	if !errors.Is(err, ErrAtomicPublishDisabled) || !strings.Contains(err.Error(), "allow_atomic") {
+		t.Fatalf("err = %v, want ErrAtomicPublishDisabled naming allow_atomic", err)
 	}
-	if !reflect.DeepEqual(seen, []int{0, 1, 2, 3}) {
-		t.Fatalf("done saw %v, want the batches before the failure", seen)
-	}
-	// Batches 5 and 6 may have been sent before the failure was answered
-	// (window 3), never batch 7 or later.
-	if n := streamMsgs(t, c, "OUT"); n < 400 || n > 600 || n%100 != 0 {
-		t.Fatalf("stream holds %d messages, want the 4 batches before the failure and at most 2 after", n)
+	if n := streamMsgs(t, c, "PLAIN"); n != 0 {
+		t.Fatalf("stream holds %d messages", n)
 	}
 }
 
@@ -124,7 +184,7 @@ func TestPublishAtomicBatchesDoneErrorStops(t *testing.T) {
 	batches := splitInto(t, "d", outMsgs("out.x", "e", 1000), 100)
 	stop := errors.New("stop here")
 	calls := 0
-	err := c.PublishAtomicBatches(testCtx(t), batches, 4, func(i int, _ BatchResult) error {
+	err := c.PublishAtomicBatches(testCtx(t), batches, BatchFlight{Window: 4}, func(i int, _ BatchResult) error {
 		calls++
 		if i == 1 {
 			return stop
@@ -142,10 +202,10 @@ func TestPublishAtomicBatchesDoneErrorStops(t *testing.T) {
 func TestPublishAtomicBatchesRefusesInvalid(t *testing.T) {
 	c := embedded(t)
 	batches := []AtomicBatch{{ID: "ok", Msgs: outMsgs("out.x", "e", 2)}, {ID: "bad id", Msgs: outMsgs("out.x", "f", 2)}}
-	if err := c.PublishAtomicBatches(testCtx(t), batches, 2, func(int, BatchResult) error { return nil }); !errors.Is(err, ErrInvalidBatch) {
+	if err := c.PublishAtomicBatches(testCtx(t), batches, BatchFlight{Window: 2}, func(int, BatchResult) error { return nil }); !errors.Is(err, ErrInvalidBatch) {
 		t.Fatalf("err = %v, want ErrInvalidBatch", err)
 	}
-	if err := c.PublishAtomicBatches(testCtx(t), batches[:1], 0, func(int, BatchResult) error { return nil }); !errors.Is(err, ErrInvalidBatch) {
+	if err := c.PublishAtomicBatches(testCtx(t), batches[:1], BatchFlight{}, func(int, BatchResult) error { return nil }); !errors.Is(err, ErrInvalidBatch) {
 		t.Fatalf("window 0: err = %v, want ErrInvalidBatch", err)
 	}
 }

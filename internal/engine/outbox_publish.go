@@ -22,15 +22,20 @@ import (
 // for the restored checkpoint. The batches of every epoch and subject go
 // out in epoch order, several in flight (natsio.PublishAtomicBatches).
 func (p *Pipeline) commitOutbox(ctx context.Context, upTo uint64) (published int, err error) {
+	began := time.Now()
 	groups, err := p.readOutbox(upTo)
 	if err != nil || len(groups) == 0 {
 		return 0, err
 	}
+	read := time.Since(began)
 	batches, err := p.outboxBatches(groups)
 	if err != nil {
 		return 0, err
 	}
-	err = p.conn.PublishAtomicBatches(ctx, batches, BatchesInFlight, func(i int, res natsio.BatchResult) error {
+	// The first publication of a run, and one after a failure, may meet
+	// batches that a crashed run or a cut-short commit left open.
+	flight := natsio.BatchFlight{Window: BatchesInFlight, Again: !p.publishedOnce.Swap(false)}
+	err = p.conn.PublishAtomicBatches(ctx, batches, flight, func(i int, res natsio.BatchResult) error {
 		if res.Status == natsio.BatchAlreadyCommitted {
 			// The stream holds at least one of its ids: send its messages
 			// one by one with their ids, so that it keeps exactly one of
@@ -48,10 +53,13 @@ func (p *Pipeline) commitOutbox(ctx context.Context, upTo uint64) (published int
 	if err != nil {
 		return published, fmt.Errorf("transactional sink, checkpoints up to %d: %w", upTo, err)
 	}
+	p.publishedOnce.Store(true)
 	p.crash.Reach("outbox-published")
+	sent := time.Since(began)
 	if err := p.store.DeleteOutbox(upTo); err != nil {
 		return published, fmt.Errorf("transactional outputs of checkpoint %d published, removing them from the outbox: %w", upTo, err)
 	}
+	p.logger.Debug("transactional outbox", "checkpoint", upTo, "read", read, "published", sent-read, "deleted", time.Since(began)-sent)
 	return published, nil
 }
 
@@ -186,6 +194,7 @@ func (p *Pipeline) maxUnpublished() int {
 // published while the next two run. One would already take the
 // publication off the checkpoints' path; two absorb a publication slowed
 // by a burst of load without holding the next trigger back. Outputs are
-// therefore visible at most PublishBehind+1 checkpoints after the one that
-// staged them was announced (internal/crashtest checks that bound).
+// therefore visible at the latest when the (PublishBehind+1)-th checkpoint
+// after the one that staged them is announced (internal/crashtest checks
+// that bound).
 const PublishBehind = 2

@@ -46,6 +46,10 @@ type Pipeline struct {
 	outboxRecommitted atomic.Uint64
 	// transactionalPublished counts transactional outputs made visible.
 	transactionalPublished atomic.Uint64
+	// publishedOnce: a publication of transactional outputs succeeded in
+	// this run and none failed since, so no batch of the next can still be
+	// open on the server (natsio.BatchFlight.Again).
+	publishedOnce atomic.Bool
 	restored               *recovery.Plan // nil when the run started from empty state
 	recoveryTime           time.Duration
 	skipped                atomic.Uint64   // replayed records a restored snapshot already held
