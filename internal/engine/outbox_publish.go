@@ -59,7 +59,8 @@ func (p *Pipeline) commitOutbox(ctx context.Context, upTo uint64) (published int
 	if err := p.store.DeleteOutbox(upTo); err != nil {
 		return published, fmt.Errorf("transactional outputs of checkpoint %d published, removing them from the outbox: %w", upTo, err)
 	}
-	p.logger.Debug("transactional outbox", "checkpoint", upTo, "read", read, "published", sent-read, "deleted", time.Since(began)-sent)
+	p.logger.Debug("transactional outputs published", "checkpoint", upTo, "outputs", published, "batches", len(batches),
+		"read", read, "publish", sent-read, "delete", time.Since(began)-sent, "again", flight.Again)
 	return published, nil
 }
 
@@ -123,20 +124,13 @@ func (p *Pipeline) publishCommitted(ctx context.Context, id uint64) error {
 	if !p.hasTransactionalSink() {
 		return nil
 	}
-	start := time.Now()
 	n, err := p.commitOutbox(ctx, id)
 	if err != nil {
 		return fmt.Errorf("publishing the transactional outputs of checkpoint %d: %w; they stay staged in it and are published again "+
 			"(after a NATS outage, once NATS answers; otherwise when the pipeline restarts)", id, err)
 	}
 	p.transactionalPublished.Add(uint64(n))
-	if err := p.markPublished(ctx, id); err != nil {
-		return err
-	}
-	if n > 0 {
-		p.logger.Debug("transactional outputs published", "checkpoint", id, "outputs", n, "duration", time.Since(start))
-	}
-	return nil
+	return p.markPublished(ctx, id)
 }
 
 // hasTransactionalSink reports whether some sink is transactional.
