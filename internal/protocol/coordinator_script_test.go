@@ -55,7 +55,7 @@ func newScriptCoordinator(t *testing.T, d *datadriven.TestData, clock *ManualClo
 		Interval: argDuration(t, d, "interval", 0), Timeout: argDuration(t, d, "timeout", 0), MinPause: argDuration(t, d, "minpause", 0),
 		MaxFailures: argInt(t, d, "maxfailures", 3), OutageBudget: argDuration(t, d, "outagebudget", 30*time.Second),
 		MaxUnpublished: argInt(t, d, "unpublished", 0),
-		FirstID: uint64(argInt(t, d, "first", 1)), Where: "data/checkpoints", Server: "nats://db1:4222", Clock: clock})
+		FirstID:        uint64(argInt(t, d, "first", 1)), Where: "data/checkpoints", Server: "nats://db1:4222", Clock: clock})
 	if err != nil {
 		t.Fatalf("%s: %v", d.Pos, err)
 	}

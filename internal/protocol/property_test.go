@@ -111,8 +111,8 @@ type sim struct {
 	// behind counts checkpoints announced before their publication.
 	behind int
 	// finalID is the final checkpoint's id once its barriers are injected.
-	finalID uint64
-	deferred   uint64 // publication deferred by an outage, asked again later
+	finalID  uint64
+	deferred uint64 // publication deferred by an outage, asked again later
 	// republished counts publications asked again after an outage.
 	republished int
 	inARow      int
