@@ -50,11 +50,12 @@ type Pipeline struct {
 	// this run and none failed since, so no batch of the next can still be
 	// open on the server (natsio.BatchFlight.Again).
 	publishedOnce atomic.Bool
-	restored      *recovery.Plan // nil when the run started from empty state
-	recoveryTime  time.Duration
-	skipped       atomic.Uint64   // replayed records a restored snapshot already held
-	control       *control.Server // trigger and upgrade requests
-	queries       *queryServer    // live state queries (query.go)
+
+	restored     *recovery.Plan // nil when the run started from empty state
+	recoveryTime time.Duration
+	skipped      atomic.Uint64   // replayed records a restored snapshot already held
+	control      *control.Server // trigger and upgrade requests
+	queries      *queryServer    // live state queries (query.go)
 	// upgrade is an accepted upgrade; upgradeStop ends Run for it.
 	upgrade     *plannedUpgrade
 	upgradeStop chan struct{}
