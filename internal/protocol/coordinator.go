@@ -95,7 +95,8 @@ type round struct {
 // Coordinator is the checkpoint protocol's coordinator: one checkpoint at
 // a time, triggered periodically, on demand or at a stop; complete when
 // every source and task reported and the checkpoint is persisted; its
-// transactional outputs published before it is announced; given up after
+// transactional outputs published before it is announced, or behind it
+// (MaxUnpublished, coordinator_publish.go); given up after
 // its timeout; the pipeline stopped after MaxFailures failures in a row.
 // It does no I/O: a driver feeds it events with Step and performs the
 // actions it returns, in order. It is not safe for concurrent use.
