@@ -182,6 +182,9 @@ func (d *Driver) Demanded(dm Demand) protocol.Event {
 // Step feeds the core one event and performs what follows, until the core
 // waits for the next event. A non-nil error stops the pipeline.
 func (d *Driver) Step(ctx context.Context, ev protocol.Event) error {
+	if _, ok := ev.(protocol.Published); ok {
+		d.publisher.running = false
+	}
 	pending := []protocol.Event{ev}
 	for len(pending) > 0 {
 		ev, pending = pending[0], pending[1:]

@@ -17,6 +17,9 @@ type publisher struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+	// running: a publication was started and its outcome not yet stepped
+	// (the driver's goroutine only).
+	running bool
 }
 
 func newPublisher() publisher {
@@ -27,6 +30,7 @@ func newPublisher() publisher {
 // start runs publish in its own goroutine; its outcome arrives on outcome
 // unless Close ended it first.
 func (p *publisher) start(publish func(context.Context) protocol.Published) {
+	p.running = true
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
