@@ -63,7 +63,7 @@ func (c *Conn) PublishAtomicBatches(ctx context.Context, batches []AtomicBatch, 
 	settle := func() {
 		p := inflight[0]
 		inflight = inflight[1:]
-		res, err := p.answer(ctx, c)
+		res, err := p.answer(c)
 		var incomplete *incompleteBatchError
 		if errors.As(err, &incomplete) && first == nil {
 			// Nothing of it was stored (a stale open batch under its id):
@@ -101,10 +101,14 @@ func (c *Conn) PublishAtomicBatches(ctx context.Context, batches []AtomicBatch, 
 }
 
 // pendingCommit is a batch whose commit was sent and not yet answered.
+// Its wait is bounded from the send, and ended as soon as the connection
+// drops after the send: the answer would go to the lost connection.
 type pendingCommit struct {
 	index int
 	batch AtomicBatch
 	sub   *nats.Subscription
+	ctx   context.Context
+	stop  func()
 }
 
 // sendBatch stages b's messages and sends its commit without waiting for
@@ -144,29 +148,30 @@ func (c *Conn) sendBatch(ctx context.Context, i int, b AtomicBatch, again bool) 
 	if err != nil {
 		return pendingCommit{}, fmt.Errorf("%w: atomic batch %q: subscribing to its answer: %w", ErrBatchUnacknowledged, b.ID, err)
 	}
+	// Watch the connection before the commit leaves: a drop between the
+	// send and the wait for the answer must end that wait too.
+	wait, cancel := context.WithTimeout(ctx, AtomicBatchAckTimeout)
+	wait, stopWatch := c.cancelOnDisconnect(wait)
+	p := pendingCommit{index: i, batch: b, sub: sub, ctx: wait, stop: func() { stopWatch(); cancel(); _ = sub.Unsubscribe() }}
 	msg := batchMsg(b.ID, last, b.Msgs[last], true)
 	msg.Reply = sub.Subject
 	if err := c.NC.PublishMsg(msg); err != nil {
-		_ = sub.Unsubscribe()
+		p.stop()
 		t := batchTarget{id: b.ID, subject: b.Msgs[last].Subject}
 		return pendingCommit{}, c.requestError(t, err, true)
 	}
-	return pendingCommit{index: i, batch: b, sub: sub}, nil
+	return p, nil
 }
 
 // answer waits for the commit's answer, bounded like batchRequest, and
 // reads it as commit does.
-func (p pendingCommit) answer(ctx context.Context, c *Conn) (BatchResult, error) {
-	defer func() { _ = p.sub.Unsubscribe() }()
+func (p pendingCommit) answer(c *Conn) (BatchResult, error) {
+	defer p.stop()
 	msgs := p.batch.Msgs
 	t := batchTarget{id: p.batch.ID, subject: msgs[len(msgs)-1].Subject}
-	ctx, cancel := context.WithTimeout(ctx, AtomicBatchAckTimeout)
-	defer cancel()
-	ctx, stop := c.cancelOnDisconnect(ctx)
-	defer stop()
-	reply, err := p.sub.NextMsgWithContext(ctx)
+	reply, err := p.sub.NextMsgWithContext(p.ctx)
 	if err != nil {
-		return BatchResult{}, c.requestError(t, lostAnswer(ctx, err), true)
+		return BatchResult{}, c.requestError(t, lostAnswer(p.ctx, err), true)
 	}
 	if len(reply.Data) == 0 && reply.Header.Get("Status") == "503" {
 		return BatchResult{}, c.requestError(t, nats.ErrNoResponders, true)
