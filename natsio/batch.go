@@ -143,8 +143,13 @@ func (c *Conn) commit(ctx context.Context, id string, msgs []OutMessage) (BatchR
 	if err != nil {
 		return BatchResult{}, c.requestError(t, err, true)
 	}
+	return commitResult(t, a, id, len(msgs))
+}
+
+// commitResult reads the answer a to the commit of batch id of n messages.
+func commitResult(t batchTarget, a batchAck, id string, n int) (BatchResult, error) {
 	t.stream = a.Stream
-	res := BatchResult{BatchID: id, Stream: a.Stream, Count: len(msgs)}
+	res := BatchResult{BatchID: id, Stream: a.Stream, Count: n}
 	if a.Error != nil {
 		switch a.Error.ErrorCode {
 		case codeBatchDuplicate:
@@ -155,7 +160,7 @@ func (c *Conn) commit(ctx context.Context, id string, msgs []OutMessage) (BatchR
 		}
 		return BatchResult{}, apiBatchError(t, a.Error)
 	}
-	if err := checkCommitAck(a, id, len(msgs)); err != nil {
+	if err := checkCommitAck(a, id, n); err != nil {
 		return BatchResult{}, fmt.Errorf("%w: %s: %w", ErrBatchUnacknowledged, t, err)
 	}
 	res.Status = BatchCommitted

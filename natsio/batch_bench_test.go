@@ -67,3 +67,43 @@ func benchAsyncMsgID(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
+
+// BenchmarkAtomicBatchesInFlight commits 100-byte messages as atomic batches
+// of MaxAtomicBatch with 1, 4 and 16 commits in flight
+// (PublishAtomicBatches), each first message answered ("again") or not.
+// One op is one message, acks included.
+func BenchmarkAtomicBatchesInFlight(b *testing.B) {
+	for _, f := range []BatchFlight{{Window: 1}, {Window: 4}, {Window: 16}, {Window: 4, Again: true}} {
+		name := fmt.Sprint("window-", f.Window)
+		if f.Again {
+			name += "-again"
+		}
+		b.Run(name, func(b *testing.B) {
+			c := embedded(b)
+			if _, err := c.EnsureAtomicStream(context.Background(), StreamSpec{Name: "B", Subjects: []string{"b.>"}}); err != nil {
+				b.Fatal(err)
+			}
+			msgs := benchMsgs(b.N)
+			spans, err := SplitBatches("bench", len(msgs), MaxAtomicBatch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			batches := make([]AtomicBatch, len(spans))
+			for i, sp := range spans {
+				batches[i] = AtomicBatch{ID: sp.ID, Msgs: msgs[sp.Start:sp.End]}
+			}
+			b.SetBytes(100)
+			b.ResetTimer()
+			err = c.PublishAtomicBatches(context.Background(), batches, f, func(i int, r BatchResult) error {
+				if r.Status != BatchCommitted {
+					return fmt.Errorf("batch %s: %s", r.BatchID, r.Status)
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}

@@ -89,12 +89,17 @@ func inputSubject(i int) string { return "in" + strconv.Itoa(i) }
 
 // ckOpen opens cfg with the given checkpoint options and a silent logger,
 // or the engine's log on stderr with millisecond times when CK_LOG is set
-// (to see where the time of a figure goes).
+// (to see where the time of a figure goes; CK_LOG=debug includes the
+// debug records, such as each publication of transactional outputs).
 func ckOpen(b *testing.B, cfg *config.Pipeline, ck engine.CheckpointOptions, rec engine.RecoveryOptions) *engine.Pipeline {
 	b.Helper()
 	logger := hclog.NewNullLogger()
-	if os.Getenv("CK_LOG") != "" {
-		logger = hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Info, TimeFormat: "15:04:05.000"})
+	if v := os.Getenv("CK_LOG"); v != "" {
+		level := hclog.Info
+		if v == "debug" {
+			level = hclog.Debug
+		}
+		logger = hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: level, TimeFormat: "15:04:05.000"})
 	}
 	p, err := engine.Open(context.Background(), cfg, engine.Options{Logger: logger, Checkpoint: ck, Recovery: rec})
 	if err != nil {

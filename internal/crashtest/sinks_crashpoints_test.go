@@ -5,8 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wasmstream/wasmstream/internal/engine"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/engine/crashpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 )
 
 // Transactional crash-point runs: one source, one task and one output per
@@ -24,19 +26,59 @@ const (
 // positions of all of them are on disk for the whole-batch arithmetic.
 var txPointArgs = []string{"--checkpoint-interval", "100ms", "--checkpoint-retain", "1000"}
 
-// txVisibleAfter says, for each crash point, up to which input the
-// outputs are visible when the process dies there; positions are the
-// completed checkpoints' positions in id order, the dying one included
-// when it is complete on disk.
-var txVisibleAfter = map[string]func(t *testing.T, positions []uint64, occ int) uint64{
-	// The dying checkpoint is not on disk; the one before was published.
-	"tasks-snapshotted": func(_ *testing.T, p []uint64, _ int) uint64 { return last(p, 0) },
-	// The dying checkpoint is on disk; nothing of it was published.
-	"manifest-before-announce": func(_ *testing.T, p []uint64, _ int) uint64 { return last(p, 1) },
-	// Every batch of the dying checkpoint was published.
-	"outbox-published": func(_ *testing.T, p []uint64, _ int) uint64 { return last(p, 0) },
-	// Batch occ, counted over all checkpoints, was the last published.
-	"outbox-batch": wholeBatches,
+// txDeath is what a transactional crash-point run left on disk: the
+// completed checkpoints' positions in id order (the dying one included
+// when it is complete on disk), the crash point's occurrence, and the
+// positions up to which outputs must be visible whatever the point
+// (publishedLowerBound) and that the data dir marks published.
+type txDeath struct {
+	positions   []uint64
+	occ         int
+	lower, mark uint64
+}
+
+// txVisibleAfter says, for each crash point, which prefixes 1..X of the
+// inputs may have their outputs visible when the process dies there. The
+// publication runs behind the checkpoints, so X is not one number; but it
+// is always the end of a whole atomic batch (batchEnds), of a completed
+// checkpoint, at or above the lower bound, and each point pins it further.
+var txVisibleAfter = map[string]func(t *testing.T, d txDeath) []uint64{
+	// The dying checkpoint is not on disk; the ones before may be being
+	// published: any whole batch up to the newest on disk.
+	"tasks-snapshotted": func(_ *testing.T, d txDeath) []uint64 {
+		return batchEndsWithin(d, d.lower, last(d.positions, 0))
+	},
+	// The dying checkpoint is on disk, and nothing of it was published:
+	// its publication is asked for only after this point.
+	"manifest-before-announce": func(_ *testing.T, d txDeath) []uint64 {
+		return batchEndsWithin(d, d.lower, last(d.positions, 1))
+	},
+	// The occ-th publication ended, with every staged output up to the
+	// checkpoint it named, newer than the one marked published before.
+	"outbox-published": func(_ *testing.T, d txDeath) []uint64 {
+		var ok []uint64
+		for _, p := range d.positions {
+			if p > d.mark && p >= d.lower {
+				ok = append(ok, p)
+			}
+		}
+		return ok
+	},
+	// The occ-th batch, counted over all publications of the run, was
+	// answered; up to BatchesInFlight-1 after it may have been stored.
+	"outbox-batch": func(t *testing.T, d txDeath) []uint64 {
+		ends := batchEnds(d.positions)
+		if d.occ > len(ends) {
+			t.Fatalf("died at batch %d, but the checkpoints on disk (positions %v) have %d batches", d.occ, d.positions, len(ends))
+		}
+		var ok []uint64
+		for j := d.occ; j <= min(d.occ+engine.BatchesInFlight-1, len(ends)); j++ {
+			if ends[j-1] >= d.lower {
+				ok = append(ok, ends[j-1])
+			}
+		}
+		return ok
+	},
 }
 
 // last is the position of the checkpoint back places before the newest
@@ -48,35 +90,45 @@ func last(positions []uint64, back int) uint64 {
 	return 0
 }
 
-// wholeBatches is the input up to which outputs are visible after the
-// occ-th atomic batch: whole batches of every checkpoint before the
-// newest, then the newest's first ones.
-func wholeBatches(t *testing.T, positions []uint64, occ int) uint64 {
-	t.Helper()
-	if len(positions) == 0 {
-		t.Fatalf("died at batch %d with no checkpoint on disk", occ)
-	}
-	before, prev := 0, uint64(0)
-	for _, p := range positions[:len(positions)-1] {
-		before += batchesOf(p - prev)
+// batchEnds lists, in order, the input each atomic batch of the
+// checkpoints at positions ends with: every checkpoint's outputs are split
+// into batches of txBatchSize, published in checkpoint order.
+func batchEnds(positions []uint64) []uint64 {
+	var ends []uint64
+	prev := uint64(0)
+	for _, p := range positions {
+		for e := prev + txBatchSize; e < p+txBatchSize; e += txBatchSize {
+			ends = append(ends, min(e, p))
+		}
 		prev = p
 	}
-	n := positions[len(positions)-1] - prev
-	j := occ - before // batches of the newest checkpoint published
-	if j < 1 || j > batchesOf(n) {
-		t.Fatalf("died at batch %d: checkpoints before the newest (positions %v) have %d batches and the newest %d", occ, positions, before, batchesOf(n))
-	}
-	return prev + min(uint64(j*txBatchSize), n)
+	return ends
 }
 
-func batchesOf(outputs uint64) int { return int((outputs + txBatchSize - 1) / txBatchSize) }
+// batchEndsWithin is 0 (nothing published yet) and the batch ends in
+// [lo, hi], those that lo allows.
+func batchEndsWithin(d txDeath, lo, hi uint64) []uint64 {
+	var ok []uint64
+	if lo == 0 {
+		ok = append(ok, 0)
+	}
+	for _, e := range batchEnds(d.positions) {
+		if e >= lo && e <= hi {
+			ok = append(ok, e)
+		}
+	}
+	return ok
+}
 
 // TestTransactionalCrashPoints kills a transactional pipeline at every
 // point of its sink's publication and at the checkpoint points around
 // it, at their first and second occurrence. After the death exactly the
-// outputs of whole, published batches of completed checkpoints are
-// visible; the restart ends with every output exactly once and the
-// reference state.
+// outputs of inputs 1..X are visible, each once, for an X that
+// txVisibleAfter allows: whole, published batches of completed
+// checkpoints. The restart publishes what the restored checkpoint holds,
+// older unpublished epochs included, before anything new: it ends with
+// every output exactly once, stored in input order, and the reference
+// state.
 func TestTransactionalCrashPoints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the transactional crash points run without -short")
@@ -112,7 +164,13 @@ func TestTransactionalCrashPoints(t *testing.T) {
 				when := fmt.Sprintf("after the death at %s:%d", point, occ)
 				requireTransactionalVisibility(t, w, rec, when)
 				positions := checkpointPositions(t, w)
-				upTo := visibleAfter(t, positions, occ)
+				d := txDeath{positions: positions, occ: occ, lower: lowerOfA(t, w), mark: markedPositionOfA(t, w)}
+				allowed := visibleAfter(t, d)
+				upTo := uint64(len(rec.storedSnapshot()))
+				if !slices.Contains(allowed, upTo) {
+					t.Fatalf("%s: the outputs of %d inputs are visible; allowed: %v (checkpoint positions %v, lower bound %d, marked published %d)",
+						when, upTo, allowed, positions, d.lower, d.mark)
+				}
 				requireVisiblePrefix(t, w, rec, when, upTo)
 
 				w.publish(t, "a", inputs[fed:])
@@ -123,10 +181,48 @@ func TestTransactionalCrashPoints(t *testing.T) {
 				requireSameState(t, "final state", w.finalState(t), want)
 				recorded := rec.requireComplete(t, w.srv, outputStream)
 				checkOutputs(asStored(recorded), w.expectedOutputs(t), wantOut).require(t, "recorded outputs")
-				t.Logf("%s: checkpoint positions %v, outputs of inputs 1..%d visible; the restart restored %d; %d outputs recorded, %d raw publishes",
-					when, positions, upTo, newest, len(recorded), len(rec.rawSnapshot()))
+				requireInputOrder(t, w, recorded)
+				t.Logf("%s: checkpoint positions %v, outputs of inputs 1..%d visible (allowed %v); the restart restored %d; %d outputs recorded, %d raw publishes",
+					when, positions, upTo, allowed, newest, len(recorded), len(rec.rawSnapshot()))
 			})
 		}
+	}
+}
+
+// lowerOfA is publishedLowerBound for source "a".
+func lowerOfA(t *testing.T, w *world) uint64 {
+	t.Helper()
+	_, lower := w.publishedLowerBound(t)
+	return lower["a"]
+}
+
+// markedPositionOfA is the position on source "a" of the checkpoint the
+// data dir marks as published through (0: none).
+func markedPositionOfA(t *testing.T, w *world) uint64 {
+	t.Helper()
+	through, err := recovery.PublishedThrough(w.cfg.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if through == 0 {
+		return 0
+	}
+	return sourcePosition(w.manifest(t, through), "a")
+}
+
+// requireInputOrder fails unless the stream stores the outputs in the
+// order of their inputs on source "a": outputs become visible in
+// checkpoint order, and a restart publishes what the restored checkpoint
+// holds before any new output.
+func requireInputOrder(t *testing.T, w *world, recorded []recordedMsg) {
+	t.Helper()
+	var prev uint64
+	for _, m := range recorded {
+		_, seq, ok := w.outputInput(m.msgID)
+		if !ok || seq <= prev {
+			t.Fatalf("stream sequence %d holds the output %s after the output of input %d: not in input order", m.seq, m.msgID, prev)
+		}
+		prev = seq
 	}
 }
 

@@ -22,9 +22,13 @@ const (
 
 // TestKillLoopTransactional: every expected output is recorded exactly
 // once and nothing else ever is; after each kill nothing of an incomplete
-// checkpoint is visible and everything of a logged one is.
+// checkpoint is visible, and everything up to the checkpoint marked
+// published and up to the one logged engine.PublishBehind+1 completions
+// before a run's last is. One checkpoint is retained: the newest must
+// carry the outputs of the completed checkpoints whose publication had
+// not ended.
 func TestKillLoopTransactional(t *testing.T) {
-	runSinkKillLoop(t, sinkSpec{mode: config.ModeTransactional, batchSize: 250})
+	runSinkKillLoop(t, sinkSpec{mode: config.ModeTransactional, batchSize: 250}, "--checkpoint-retain", "1")
 }
 
 // TestKillLoopIdempotentEventIDs: with output ids from the inputs' event
@@ -40,7 +44,7 @@ func TestKillLoopAtLeastOnce(t *testing.T) {
 	runSinkKillLoop(t, sinkSpec{mode: config.ModeAtLeastOnce})
 }
 
-func runSinkKillLoop(t *testing.T, sink sinkSpec) {
+func runSinkKillLoop(t *testing.T, sink sinkSpec, args ...string) {
 	if testing.Short() {
 		t.Skip("the sink kill loops are long; they run without -short")
 	}
@@ -50,7 +54,7 @@ func runSinkKillLoop(t *testing.T, sink sinkSpec) {
 	spec.sink = sink
 	var rec *recorder
 	kc := killLoopCase{
-		name: fmt.Sprintf("%s kill loop", sink.mode), spec: spec, records: sinkLoopRecords, kills: sinkLoopKills,
+		name: fmt.Sprintf("%s kill loop", sink.mode), spec: spec, records: sinkLoopRecords, kills: sinkLoopKills, args: args,
 		publish: func(t *testing.T, w *world) {
 			w.publish(t, "a", sumRecords("a", 1, sinkLoopRecords, sinkLoopKeys))
 		},

@@ -3,24 +3,36 @@ package crashtest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 )
 
 // A transactional sink publishes the outputs of checkpoint N only after N
-// is complete on disk, and before it logs "checkpoint completed". So,
-// whenever its process is dead:
+// is complete on disk; a periodic checkpoint is announced ("checkpoint
+// completed") at once and its outputs are published behind it, in
+// checkpoint order, while the next ones run, with at most
+// engine.PublishBehind completed checkpoints waiting when one is
+// triggered. So, whenever its process is dead:
 //
 //   - upper bound: every visible output belongs to an input at or before
 //     the newest completed checkpoint's position on its source: nothing of
 //     an incomplete checkpoint is visible;
-//   - lower bound: every output of an input at or before the position of a
-//     checkpoint some run logged as completed is visible.
+//   - lower bound: every output of an input at or before the position of
+//     the checkpoint the data dir marks as published through
+//     (OUTBOX-PUBLISHED, written after each publication), and of the
+//     checkpoint a run logged as completed engine.PublishBehind+1
+//     completions before its last, is visible.
 //
-// The outputs of the newest checkpoint may or may not be visible (a death
-// between its completion and the end of its publication); the restart
-// publishes them.
+// The outputs of the newest PublishBehind+1 completed checkpoints may or
+// may not be visible (a death before or during their publication); the
+// restart publishes them, and the end of every test checks that each
+// output is then stored exactly once.
 
 // outputInput parses a sequence-derived output id of w's operator into its
 // source and input stream sequence.
@@ -42,36 +54,88 @@ func (w *world) outputInput(id string) (source string, seq uint64, ok bool) {
 func (w *world) newestPositions(t *testing.T) (uint64, map[string]uint64) {
 	t.Helper()
 	id := w.newestOrZero(t)
-	pos := map[string]uint64{}
 	if id == 0 {
-		return 0, pos
+		return 0, map[string]uint64{}
 	}
-	for _, s := range w.manifest(t, id).Sources {
-		pos[s.Name] = s.LastSequence
-	}
-	return id, pos
+	return id, manifestPositions(w.manifest(t, id))
 }
 
-// loggedCompleted is, per source, the highest position of a checkpoint
-// that some run of w logged as completed, and that checkpoint's id.
-func (w *world) loggedCompleted(t *testing.T) (uint64, map[string]uint64) {
+// completedRun is one run's "checkpoint completed" records, in order.
+type completedRun struct {
+	ids       []uint64
+	positions []map[string]uint64
+}
+
+// loggedCompletions reads every run's completed checkpoints from its log.
+func (w *world) loggedCompletions(t *testing.T) []completedRun {
 	t.Helper()
-	var newest uint64
-	pos := map[string]uint64{}
+	var runs []completedRun
 	for _, c := range w.runs {
+		var r completedRun
 		for _, l := range c.find("checkpoint completed") {
 			id, _ := l.Uint("checkpoint")
 			positions, err := logPositions(l)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
-			newest = max(newest, id)
-			for s, p := range positions {
-				pos[s] = max(pos[s], p)
+			r.ids, r.positions = append(r.ids, id), append(r.positions, positions)
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+// publishedLowerBound is, per source, the position up to which every
+// output must be visible, and why: the checkpoint each run logged as
+// completed engine.PublishBehind+1 completions before its last (that
+// last one was triggered only once it was published), and the checkpoint
+// the data dir marks as published through.
+func (w *world) publishedLowerBound(t *testing.T) (string, map[string]uint64) {
+	t.Helper()
+	pos, why := map[string]uint64{}, "nothing published"
+	raise := func(p map[string]uint64, reason string) {
+		for s, v := range p {
+			if v > pos[s] {
+				pos[s], why = v, reason
 			}
 		}
 	}
-	return newest, pos
+	known := map[uint64]map[string]uint64{}
+	for i, r := range w.loggedCompletions(t) {
+		for j, id := range r.ids {
+			known[id] = r.positions[j]
+		}
+		if k := len(r.ids) - 2 - engine.PublishBehind; k >= 0 {
+			raise(r.positions[k], fmt.Sprintf("run %d logged checkpoint %d completed and %d more after it", i+1, r.ids[k], engine.PublishBehind+1))
+		}
+	}
+	through, err := recovery.PublishedThrough(w.cfg.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if through > 0 {
+		p, ok := known[through]
+		if !ok && slices.Contains(w.checkpoints(t), through) {
+			p, ok = manifestPositions(w.manifest(t, through)), true
+		}
+		if ok {
+			raise(p, fmt.Sprintf("the data dir marks checkpoint %d published", through))
+		} else {
+			// Restored without having been announced, then pruned: its
+			// positions are nowhere left to compare with.
+			t.Logf("the data dir marks checkpoint %d published; no run logged it and it is no longer on disk", through)
+		}
+	}
+	return why, pos
+}
+
+// manifestPositions is m's source positions by source name.
+func manifestPositions(m checkpoint.Manifest) map[string]uint64 {
+	pos := map[string]uint64{}
+	for _, s := range m.Sources {
+		pos[s.Name] = s.LastSequence
+	}
+	return pos
 }
 
 // logPositions reads the "positions" field of a "checkpoint completed"
@@ -126,7 +190,7 @@ func transactionalVisibility(t *testing.T, w *world, rec *recorder) error {
 			}
 		}
 	}
-	logged, lower := w.loggedCompleted(t)
+	why, lower := w.publishedLowerBound(t)
 	visible := map[string]bool{}
 	for _, m := range stored {
 		visible[m.msgID] = true
@@ -134,8 +198,7 @@ func transactionalVisibility(t *testing.T, w *world, rec *recorder) error {
 	for source, last := range lower {
 		for seq := uint64(1); seq <= last; seq++ {
 			if id := w.outputID(source, seq); !visible[id] {
-				return fmt.Errorf("output %s is not visible, but checkpoint %d, which covers %s up to %d, was logged as completed",
-					id, logged, source, last)
+				return fmt.Errorf("output %s is not visible, but %s, which covers %s up to %d", id, why, source, last)
 			}
 		}
 	}

@@ -62,7 +62,7 @@ var (
 	descSinkOutResent    = newDesc("wasmstream_sink_outputs_resent_total", "Outputs of the sink sent again with their ids after a NATS outage.", "sink")
 
 	descTxPublished = newDesc("wasmstream_sink_transactional_published_total", "Outputs of transactional sinks made visible after their checkpoint completed.")
-	descTxEpochLag  = newDesc("wasmstream_sink_transactional_epoch_lag", "Completed checkpoints whose transactional outputs are not visible yet (published after an outage).")
+	descTxEpochLag  = newDesc("wasmstream_sink_transactional_epoch_lag", "Completed checkpoints whose transactional outputs are not visible yet (published behind the next checkpoints, or after an outage).")
 	descTxResent    = newDesc("wasmstream_sink_transactional_resent_total", "Transactional outputs re-sent one by one because their atomic batch was found already committed.")
 
 	descNATSConnected  = newDesc("wasmstream_nats_connected", "1 while the pipeline's NATS connection is up.")

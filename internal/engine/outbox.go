@@ -1,19 +1,13 @@
 package engine
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"sort"
 	"strconv"
-	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/abi"
-	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/natsio"
 )
@@ -23,8 +17,10 @@ import (
 // into the store's outbox (internal/state/FORMAT.md §6) in the same batch as its
 // state: checkpoint N then holds exactly the outputs of the records it
 // covers. Once N has completed, the coordinator publishes every staged
-// output of an epoch ≤ N as JetStream atomic batches and deletes them. A
-// restore of N publishes what N still holds first: a crash between
+// output of an epoch ≤ N as JetStream atomic batches and deletes them
+// (outbox_publish.go), behind the next checkpoints: until then they stay
+// in the live store, so every later checkpoint holds them too. A restore
+// publishes what the restored checkpoint holds first: a crash between
 // completion and publication publishes again, and the batches the stream
 // already stored are recognised by their message ids.
 
@@ -113,139 +109,4 @@ func (p *Pipeline) outboxTask(k state.OutboxKey) string {
 	}
 	r := state.RangeForTask(int(k.Task), oc.Parallelism, oc.MaxParallelism)
 	return " " + k.Operator + " " + strconv.Itoa(r.Start)
-}
-
-// commitOutbox publishes the staged outputs of every epoch ≤ upTo and then
-// deletes them. It is called after checkpoint upTo completed, and at start
-// for the restored checkpoint.
-func (p *Pipeline) commitOutbox(ctx context.Context, upTo uint64) (published int, err error) {
-	groups, err := p.readOutbox(upTo)
-	if err != nil || len(groups) == 0 {
-		return 0, err
-	}
-	for _, g := range groups {
-		n, err := p.commitGroup(ctx, g)
-		published += n
-		if err != nil {
-			return published, err
-		}
-	}
-	p.crash.Reach("outbox-published")
-	if err := p.store.DeleteOutbox(upTo); err != nil {
-		return published, fmt.Errorf("transactional outputs of checkpoint %d published, removing them from the outbox: %w", upTo, err)
-	}
-	return published, nil
-}
-
-// commitGroup publishes one epoch's outputs to one subject as atomic
-// batches (deterministic split and ids, so a second commit meets the same
-// batches). A batch the stream reports already committed holds at least
-// one stored id; its messages are then sent one by one with their ids, so
-// the stream keeps exactly one of each (dropping the repeats) even if the
-// batch differs from the one stored before, as after a rollback.
-func (p *Pipeline) commitGroup(ctx context.Context, g outboxEpoch) (published int, err error) {
-	size := p.batchSizeFor(g.subject)
-	prefix := fmt.Sprintf("%s-%d", shortHash(p.cfg.Name+" "+g.subject+g.task), g.epoch)
-	spans, err := natsio.SplitBatches(prefix, len(g.msgs), size)
-	if err != nil {
-		return 0, err
-	}
-	for i, sp := range spans {
-		msgs := g.msgs[sp.Start:sp.End]
-		res, err := p.conn.PublishAtomicBatch(ctx, sp.ID, msgs)
-		if err != nil {
-			return published, fmt.Errorf("transactional sink, subject %s, checkpoint %d, batch %d of %d: %w", g.subject, g.epoch, i+1, len(spans), err)
-		}
-		if res.Status == natsio.BatchAlreadyCommitted {
-			if err := p.publishEach(ctx, msgs); err != nil {
-				return published, fmt.Errorf("transactional sink, subject %s, checkpoint %d: re-sending batch %s one by one: %w", g.subject, g.epoch, sp.ID, err)
-			}
-			p.outboxRecommitted.Add(uint64(len(msgs)))
-		}
-		published += len(msgs)
-		p.crash.Reach("outbox-batch")
-	}
-	return published, nil
-}
-
-// publishEach sends msgs with their ids through the async sink and waits.
-func (p *Pipeline) publishEach(ctx context.Context, msgs []natsio.OutMessage) error {
-	for _, m := range msgs {
-		if err := p.sink.Publish(ctx, m); err != nil {
-			return err
-		}
-	}
-	return p.sink.Flush(ctx)
-}
-
-// batchSizeFor is the batch_size of the transactional sink publishing to subject.
-func (p *Pipeline) batchSizeFor(subject string) int {
-	for _, s := range p.cfg.Sinks {
-		if s.Subject == subject && s.Mode == config.ModeTransactional {
-			return s.BatchSize
-		}
-	}
-	return config.DefaultSinkBatchSize
-}
-
-// shortHash names a pipeline's sink in batch ids, which are limited in length.
-func shortHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:6])
-}
-
-// publishCommitted publishes the transactional outputs of checkpoint id,
-// which has just completed (or was restored). The outputs stay in the
-// outbox until they are all published: after an outage (natsio.IsOutage)
-// the coordinator asks again within the outage budget; any other failure
-// stops the pipeline, and the next run's restore publishes them.
-func (p *Pipeline) publishCommitted(ctx context.Context, id uint64) error {
-	if !p.hasTransactionalSink() {
-		return nil
-	}
-	start := time.Now()
-	n, err := p.commitOutbox(ctx, id)
-	if err != nil {
-		return fmt.Errorf("publishing the transactional outputs of checkpoint %d: %w; they stay staged in it and are published again "+
-			"(after a NATS outage, once NATS answers; otherwise when the pipeline restarts)", id, err)
-	}
-	p.transactionalPublished.Add(uint64(n))
-	if err := p.markPublished(ctx, id); err != nil {
-		return err
-	}
-	if n > 0 {
-		p.logger.Debug("transactional outputs published", "checkpoint", id, "outputs", n, "duration", time.Since(start))
-	}
-	return nil
-}
-
-// hasTransactionalSink reports whether some sink is transactional.
-func (p *Pipeline) hasTransactionalSink() bool {
-	for _, s := range p.cfg.Sinks {
-		if s.Mode == config.ModeTransactional {
-			return true
-		}
-	}
-	return false
-}
-
-// publishRestored publishes the outbox of the restored checkpoint, unless
-// an earlier run already published it (the data dir's mark): then the
-// outbox is only dropped from the live state.
-func (p *Pipeline) publishRestored(ctx context.Context, id uint64) error {
-	if !p.hasTransactionalSink() {
-		return nil
-	}
-	through, err := p.publishedThrough(ctx)
-	if err != nil {
-		return err
-	}
-	if id > through {
-		p.logger.Info("publishing the transactional outputs the restored checkpoint holds", "checkpoint", id)
-		return p.publishCommitted(ctx, id)
-	}
-	if err := p.store.DeleteOutbox(id); err != nil {
-		return fmt.Errorf("dropping the already published outbox of checkpoint %d: %w", id, err)
-	}
-	return nil
 }

@@ -46,11 +46,16 @@ type Pipeline struct {
 	outboxRecommitted atomic.Uint64
 	// transactionalPublished counts transactional outputs made visible.
 	transactionalPublished atomic.Uint64
-	restored               *recovery.Plan // nil when the run started from empty state
-	recoveryTime           time.Duration
-	skipped                atomic.Uint64   // replayed records a restored snapshot already held
-	control                *control.Server // trigger and upgrade requests
-	queries                *queryServer    // live state queries (query.go)
+	// publishedOnce: a publication of transactional outputs succeeded in
+	// this run and none failed since, so no batch of the next can still be
+	// open on the server (natsio.BatchFlight.Again).
+	publishedOnce atomic.Bool
+
+	restored     *recovery.Plan // nil when the run started from empty state
+	recoveryTime time.Duration
+	skipped      atomic.Uint64   // replayed records a restored snapshot already held
+	control      *control.Server // trigger and upgrade requests
+	queries      *queryServer    // live state queries (query.go)
 	// upgrade is an accepted upgrade; upgradeStop ends Run for it.
 	upgrade     *plannedUpgrade
 	upgradeStop chan struct{}
@@ -294,7 +299,7 @@ func (p *Pipeline) newCoordinator(lastCompleted uint64) (*coordinator.Driver, er
 	c := p.opts.Checkpoint
 	return coordinator.New(coordinator.Config{
 		Protocol: protocol.CoordinatorConfig{Sources: len(p.sources), Tasks: len(p.tasks), Mode: c.Mode, Interval: c.Interval, Timeout: c.Timeout,
-			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, OutageBudget: outageBudget(p.cfg),
+			MinPause: c.MinPause, MaxFailures: coordinator.MaxFailuresInARow, OutageBudget: outageBudget(p.cfg), MaxUnpublished: p.maxUnpublished(),
 			FirstID: lastCompleted + 1, Where: CheckpointRoot(p.cfg), Server: p.conn.ClientURL(), Clock: c.Clock},
 		Root: CheckpointRoot(p.cfg), Retain: c.Retain, Restored: p.restoredID(), Logger: p.logger, Crash: p.crash, Reports: p.reports, Effects: checkpointEffects{p},
 		Outage: natsio.IsOutage, Part: p.opts.Cluster != nil, Completed: p.metrics.checkpointCompleted, Failed: p.metrics.checkpointFailed,

@@ -100,6 +100,7 @@ func (p *Pipeline) loop(ctx context.Context) error {
 	started := time.Now()
 	var idleState idleCheck
 	c := p.coord
+	defer c.Close()
 	done, upgrade, idle := ctx.Done(), p.upgradeStop, idleTick.C
 	stop := func(why string, args ...any) protocol.Event {
 		p.logger.Info(why, args...)
@@ -124,6 +125,7 @@ func (p *Pipeline) loop(ctx context.Context) error {
 		case dm := <-c.Demands():
 			ev = c.Demanded(dm)
 		case ev = <-c.Reports():
+		case ev = <-c.Published():
 		case <-progressTick.C:
 			p.logProgress(started)
 		case <-idle:

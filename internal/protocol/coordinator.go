@@ -30,6 +30,12 @@ type CoordinatorConfig struct {
 	// unreachable, from the start of the first one that did, before the
 	// pipeline stops.
 	OutageBudget time.Duration
+	// MaxUnpublished is how many completed checkpoints may wait for the
+	// publication of their transactional outputs when the next periodic
+	// checkpoint is triggered (coordinator_publish.go). 0 publishes every
+	// checkpoint's outputs before it is announced; a final checkpoint and
+	// one that a trigger waits for are always published first.
+	MaxUnpublished int
 	// FirstID is the id of the first checkpoint (the last completed + 1).
 	FirstID uint64
 	// Where names the checkpoint storage in errors (a directory, a bucket).
@@ -49,6 +55,8 @@ func (c CoordinatorConfig) validate() error {
 		return fmt.Errorf("%w: checkpoint timeout %s must be positive", ErrInvalidConfig, c.Timeout)
 	case c.MaxFailures < 1:
 		return fmt.Errorf("%w: %d failures in a row allowed, need at least 1", ErrInvalidConfig, c.MaxFailures)
+	case c.MaxUnpublished < 0:
+		return fmt.Errorf("%w: %d unpublished checkpoints allowed, need at least 0", ErrInvalidConfig, c.MaxUnpublished)
 	case c.OutageBudget <= 0:
 		return fmt.Errorf("%w: outage budget %s must be positive", ErrInvalidConfig, c.OutageBudget)
 	case c.FirstID == 0:
@@ -79,15 +87,16 @@ type round struct {
 	tasks   []TaskReport
 	missing int // reports not yet in
 	have    []bool
-	// retrying: Publish failed by an outage and is asked again at retryAt.
-	retrying bool
-	retryAt  time.Time
+	// awaited: a trigger waits for this checkpoint, so its outputs are
+	// published before it is announced whatever MaxUnpublished says.
+	awaited bool
 }
 
 // Coordinator is the checkpoint protocol's coordinator: one checkpoint at
 // a time, triggered periodically, on demand or at a stop; complete when
 // every source and task reported and the checkpoint is persisted; its
-// transactional outputs published before it is announced; given up after
+// transactional outputs published before it is announced, or behind it
+// (MaxUnpublished, coordinator_publish.go); given up after
 // its timeout; the pipeline stopped after MaxFailures failures in a row.
 // It does no I/O: a driver feeds it events with Step and performs the
 // actions it returns, in order. It is not safe for concurrent use.
@@ -101,6 +110,9 @@ type Coordinator struct {
 	inOutage    bool
 	outageSince time.Time
 	round       *round
+	// pub is the publication of completed checkpoints' outputs, which may
+	// run behind the rounds (coordinator_publish.go).
+	pub publication
 	// stopping: the final checkpoint is asked for; stopBy bounds it.
 	stopping bool
 	stopBy   time.Time
@@ -146,22 +158,27 @@ func (c *Coordinator) Step(ev Event) []Action {
 // NextDeadline returns when the driver must Tick next. False: no time-out
 // or periodic trigger is pending.
 func (c *Coordinator) NextDeadline() (time.Time, bool) {
-	switch {
-	case c.done:
-		return time.Time{}, false
-	case c.round != nil && c.round.retrying:
-		if c.stopping && c.stopBy.Before(c.round.retryAt) {
-			return c.stopBy, true
-		}
-		return c.round.retryAt, true
-	case c.round != nil && c.stopping:
-		return c.stopBy, true
-	case c.round != nil && c.round.phase == collecting:
-		return c.round.started.Add(c.cfg.Timeout), true
-	case c.round != nil || c.stopping || c.cfg.Interval < 0:
+	if c.done {
 		return time.Time{}, false
 	}
-	return c.dueAt, true
+	var at time.Time
+	earliest := func(t time.Time) {
+		if at.IsZero() || t.Before(at) {
+			at = t
+		}
+	}
+	if c.pub.retrying {
+		earliest(c.pub.retryAt)
+	}
+	switch {
+	case c.round != nil && c.stopping:
+		earliest(c.stopBy)
+	case c.round != nil && c.round.phase == collecting:
+		earliest(c.round.started.Add(c.cfg.Timeout))
+	case c.round == nil && !c.stopping && c.cfg.Interval >= 0 && c.mayTrigger():
+		earliest(c.dueAt)
+	}
+	return at, !at.IsZero()
 }
 
 // NextID is the id the next checkpoint takes.
@@ -192,37 +209,46 @@ func (c *Coordinator) State() string {
 		if r.final {
 			s += " final"
 		}
-		if r.retrying {
-			s += " retrying"
+		if r.awaited && c.cfg.MaxUnpublished > 0 {
+			s += " awaited"
 		}
 	}
-	return s
+	return s + c.pub.state(c.cfg.MaxUnpublished > 0)
 }
 
 func (c *Coordinator) now() time.Time { return c.cfg.Clock.Now() }
 
 func (c *Coordinator) tick() []Action {
 	now := c.now()
-	switch {
-	case c.round != nil && c.stopping && !now.Before(c.stopBy):
+	if c.round != nil && c.stopping && !now.Before(c.stopBy) {
 		return c.fail(fmt.Errorf("final checkpoint %d not complete after %s; the next run resumes from the last completed checkpoint", c.round.id, c.cfg.Timeout))
-	case c.round != nil && c.round.retrying:
-		if !now.Before(c.round.retryAt) {
-			c.round.retrying = false
-			return []Action{Publish{ID: c.round.id}}
-		}
+	}
+	var actions []Action
+	if c.pub.retrying && !now.Before(c.pub.retryAt) {
+		c.pub.retrying = false
+		actions = c.publishNext()
+	}
+	switch {
 	case c.round != nil && c.stopping:
 	case c.round != nil && c.round.phase == collecting:
 		if !now.Before(c.round.started.Add(c.cfg.Timeout)) {
 			id := c.round.id
-			return append([]Action{Cancel{ID: id}}, c.roundFailed(fmt.Errorf("not complete after %s (checkpoint timeout)", c.cfg.Timeout), false)...)
+			actions = append(actions, Cancel{ID: id})
+			actions = append(actions, c.roundFailed(fmt.Errorf("not complete after %s (checkpoint timeout)", c.cfg.Timeout), false)...)
 		}
-	case c.round == nil && !c.stopping && c.cfg.Interval >= 0:
-		if !now.Before(c.dueAt) {
-			return c.trigger(false, false)
-		}
+	case c.round == nil:
+		actions = append(actions, c.periodic()...)
 	}
-	return nil
+	return actions
+}
+
+// periodic triggers the periodic checkpoint once it is due, unless too
+// many completed checkpoints still wait for their publication.
+func (c *Coordinator) periodic() []Action {
+	if c.stopping || c.cfg.Interval < 0 || c.now().Before(c.dueAt) || !c.mayTrigger() {
+		return nil
+	}
+	return c.trigger(false, false)
 }
 
 func (c *Coordinator) stop() []Action {
@@ -284,6 +310,23 @@ func (c *Coordinator) takeID(id uint64) bool {
 	}
 	c.nextID = id
 	return true
+}
+
+// triggered: an on-demand trigger starts a checkpoint, or, while one is in
+// progress, waits for it (the driver answers it when that one ends).
+func (c *Coordinator) triggered(ev Trigger) []Action {
+	if c.round != nil {
+		c.round.awaited = true
+		return nil
+	}
+	if c.stopping || !c.takeID(ev.ID) {
+		return nil
+	}
+	actions := c.trigger(false, ev.Overtaking)
+	if c.round != nil {
+		c.round.awaited = true
+	}
+	return actions
 }
 
 func (c *Coordinator) trigger(final, overtaking bool) []Action {
@@ -352,7 +395,8 @@ func (c *Coordinator) collected() []Action {
 }
 
 func (c *Coordinator) persisted(ev Persisted) []Action {
-	if c.round == nil || c.round.id != ev.ID || c.round.phase != persisting {
+	r := c.round
+	if r == nil || r.id != ev.ID || r.phase != persisting {
 		return nil
 	}
 	if ev.Err != nil && ev.GivenUp && !c.round.final && !c.stopping {
@@ -362,24 +406,21 @@ func (c *Coordinator) persisted(ev Persisted) []Action {
 		return c.roundFailed(ev.Err, ev.Outage)
 	}
 	c.failed = 0
-	c.round.phase = publishing
-	return []Action{Publish{ID: ev.ID}}
+	c.pub.completed(r.id, r.started)
+	if c.cfg.MaxUnpublished > 0 && !r.final && !r.awaited {
+		// Its outputs are staged in it, so it is complete and restorable:
+		// announce it now and publish behind it.
+		return append(c.publishNext(), c.finishRound()...)
+	}
+	r.phase = publishing
+	return c.publishNext()
 }
 
-// published: the checkpoint is complete and its outputs visible; only now
-// is it announced and may sources drop what it covers.
-func (c *Coordinator) published(ev Published) []Action {
+// finishRound: the round's checkpoint is complete (and its outputs visible
+// unless they are published behind it): announce it, let sources drop
+// what it covers, retire old checkpoints.
+func (c *Coordinator) finishRound() []Action {
 	r := c.round
-	if r == nil || r.id != ev.ID || r.phase != publishing || r.retrying {
-		return nil
-	}
-	switch {
-	case ev.Err != nil && ev.Outage:
-		return c.publishDeferred(ev.Err)
-	case ev.Err != nil:
-		return c.fail(ev.Err)
-	}
-	c.inOutage = false
 	actions := []Action{AckSources{ID: r.id}, Announce{ID: r.id, Duration: c.now().Sub(r.started)}}
 	if r.final {
 		actions = append(actions, MarkCleanStop{ID: r.id})
@@ -402,7 +443,7 @@ func (c *Coordinator) roundFailed(err error, outage bool) []Action {
 	}
 	if outage {
 		actions := []Action{CheckpointFailed{ID: r.id, Err: err, InARow: c.failed, Outage: true}}
-		if c.outageOver(r) {
+		if c.outageOver(r.started) {
 			return append(actions, c.fail(c.outageError(r.id, err))...)
 		}
 		return append(actions, c.endRound()...)

@@ -25,23 +25,23 @@ var ErrOutageBudget = errors.New("NATS unreachable for longer than the outage bu
 // to publish a complete checkpoint's outputs that NATS did not take.
 const OutageRetryPause = time.Second
 
-// publishDeferred: the outputs of the complete checkpoint in progress could
-// not be published because NATS is unreachable. They stay staged in it, so
-// Publish is asked again after a pause, until the outage budget is spent.
-func (c *Coordinator) publishDeferred(err error) []Action {
-	r := c.round
-	if c.outageOver(r) {
-		return c.fail(c.outageError(r.id, err))
+// publishDeferred: the outputs of the complete checkpoints being published
+// could not be, because NATS is unreachable. They stay staged, so Publish
+// is asked again after a pause, until the outage budget is spent.
+func (c *Coordinator) publishDeferred(id uint64, err error) []Action {
+	if c.outageOver(c.pub.oldestStarted()) {
+		return c.fail(c.outageError(id, err))
 	}
-	r.retrying, r.retryAt = true, c.now().Add(OutageRetryPause)
-	return []Action{PublishDeferred{ID: r.id, Err: err, RetryAt: r.retryAt}}
+	c.pub.retrying, c.pub.retryAt = true, c.now().Add(OutageRetryPause)
+	return []Action{PublishDeferred{ID: id, Err: err, RetryAt: c.pub.retryAt}}
 }
 
-// outageOver dates an outage from the start of r unless it began earlier,
-// and reports whether it has lasted the budget.
-func (c *Coordinator) outageOver(r *round) bool {
+// outageOver dates an outage from started (the start of the checkpoint it
+// failed) unless it began earlier, and reports whether it has lasted the
+// budget.
+func (c *Coordinator) outageOver(started time.Time) bool {
 	if !c.inOutage {
-		c.inOutage, c.outageSince = true, r.started
+		c.inOutage, c.outageSince = true, started
 	}
 	return c.now().Sub(c.outageSince) >= c.cfg.OutageBudget
 }

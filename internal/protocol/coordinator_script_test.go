@@ -12,7 +12,7 @@ import (
 
 // TestCoordinatorScripts runs testdata/coordinator/*: the coordinator side.
 //
-//	new sources=N tasks=N mode=M interval=D timeout=D minpause=D maxfailures=N outagebudget=D first=N
+//	new sources=N tasks=N mode=M interval=D timeout=D minpause=D maxfailures=N outagebudget=D first=N unpublished=N
 //	tick +D | trigger [id=N] | stop
 //	source id=N src=I pos=S
 //	ack id=N task=J positions=a,b [unaligned] [err=WORDS_JOINED_BY_UNDERSCORES]
@@ -55,7 +55,8 @@ func newScriptCoordinator(t *testing.T, d *datadriven.TestData, clock *ManualClo
 	c, err := NewCoordinator(CoordinatorConfig{Sources: argInt(t, d, "sources", 1), Tasks: argInt(t, d, "tasks", 1), Mode: mode,
 		Interval: argDuration(t, d, "interval", 0), Timeout: argDuration(t, d, "timeout", 0), MinPause: argDuration(t, d, "minpause", 0),
 		MaxFailures: argInt(t, d, "maxfailures", 3), OutageBudget: argDuration(t, d, "outagebudget", 30*time.Second),
-		FirstID: uint64(argInt(t, d, "first", 1)), Where: "data/checkpoints", Server: "nats://db1:4222", Clock: clock})
+		MaxUnpublished: argInt(t, d, "unpublished", 0), FirstID: uint64(argInt(t, d, "first", 1)),
+		Where: "data/checkpoints", Server: "nats://db1:4222", Clock: clock})
 	if err != nil {
 		t.Fatalf("%s: %v", d.Pos, err)
 	}

@@ -28,9 +28,14 @@
 // source reported its barrier position and every task acknowledged its
 // snapshot it asks to [Persist] the checkpoint (state checkpoint and
 // manifest); a persisted checkpoint is complete. Only then are the
-// transactional outputs staged in it published ([Publish]), and only once
-// they are visible is the checkpoint announced, the sources acknowledged
-// and old checkpoints retired. A checkpoint whose reports are not all in
+// transactional outputs staged in it published ([Publish]). With
+// MaxUnpublished 0, and always for the final checkpoint and one a trigger
+// waits for, the checkpoint is announced, the sources acknowledged and old
+// checkpoints retired only once they are visible; otherwise a periodic
+// checkpoint is announced at once and published behind the next ones, one
+// publication at a time, in order, with a periodic trigger held back while
+// more than MaxUnpublished completed checkpoints are unpublished
+// (coordinator_publish.go). A checkpoint whose reports are not all in
 // after the timeout is given up ([Cancel] to the tasks, [CheckpointFailed])
 // and retried by the next trigger with a new id; late reports of it are
 // ignored. MaxFailures failed checkpoints in a row stop the pipeline

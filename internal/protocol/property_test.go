@@ -17,8 +17,12 @@ import (
 //     records routed to it up to each input's position, each once;
 //   - an aligned snapshot's positions are its barriers' positions;
 //   - one checkpoint at a time, ids increasing; persisted only with every
-//     report in; published only when persisted; announced only when
-//     published; failures counted in a row and reset;
+//     report in; published only when persisted, one publication at a
+//     time, in checkpoint order; announced only when published, or, with
+//     MaxUnpublished > 0, a periodic checkpoint once persisted; a periodic
+//     trigger only while at most MaxUnpublished completed checkpoints are
+//     unpublished; the final and the awaited checkpoints end with every
+//     completed checkpoint published; failures counted in a row and reset;
 //   - a restore from any completed checkpoint (resume points + skip table)
 //     followed by a replay of the stream applies every record exactly once;
 //   - the run ends (stopped or failed) once a stop was asked for.
@@ -27,19 +31,20 @@ func TestPropertyRandomInterleavings(t *testing.T) {
 	if testing.Short() {
 		runs = 100
 	}
-	var completed, unaligned, failed, restored, republished int
+	var completed, unaligned, failed, restored, republished, behind int
 	for seed := range uint64(runs) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			s := newSim(t, seed)
 			s.run()
 			completed, unaligned, failed, restored = completed+s.completed, unaligned+s.unaligned, failed+s.failed, restored+s.restored
 			republished += s.republished
+			behind += s.behind
 		})
 	}
-	t.Logf("%d runs: %d checkpoints completed (%d restores checked), %d snapshots unaligned, %d checkpoints failed, %d publications retried after an outage",
-		runs, completed, restored, unaligned, failed, republished)
+	t.Logf("%d runs: %d checkpoints completed (%d restores checked, %d announced before their publication), %d snapshots unaligned, %d checkpoints failed, %d publications retried after an outage",
+		runs, completed, restored, behind, unaligned, failed, republished)
 	// A property test that never reaches the interesting paths proves nothing.
-	if completed < runs || unaligned == 0 || failed == 0 || restored < runs || republished == 0 {
+	if completed < runs || unaligned == 0 || failed == 0 || restored < runs || republished == 0 || behind == 0 {
 		t.Fatalf("the simulation is too tame: %d completed, %d unaligned, %d failed, %d restored, %d republished", completed, unaligned, failed, restored, republished)
 	}
 }
@@ -96,7 +101,18 @@ type sim struct {
 	persisting *Persist
 	publishing uint64
 	published  uint64
-	deferred   uint64 // publication deferred by an outage, asked again later
+	// maxUnpublished is the coordinator's MaxUnpublished; complete are the
+	// persisted checkpoints; awaited those a trigger waits for; cause is
+	// the event being stepped.
+	maxUnpublished int
+	complete       []uint64
+	awaited        map[uint64]bool
+	cause          Event
+	// behind counts checkpoints announced before their publication.
+	behind int
+	// finalID is the final checkpoint's id once its barriers are injected.
+	finalID  uint64
+	deferred uint64 // publication deferred by an outage, asked again later
 	// republished counts publications asked again after an outage.
 	republished int
 	inARow      int
@@ -111,7 +127,8 @@ type sim struct {
 
 func newSim(t *testing.T, seed uint64) *sim {
 	rng := rand.New(rand.NewPCG(seed, seed*7919+1))
-	s := &sim{t: t, rng: rng, clock: &ManualClock{T: epoch}, reported: map[uint64]int{}, persisted: map[uint64][]uint64{}}
+	s := &sim{t: t, rng: rng, clock: &ManualClock{T: epoch}, reported: map[uint64]int{}, persisted: map[uint64][]uint64{},
+		awaited: map[uint64]bool{}, maxUnpublished: rng.IntN(4)}
 	s.mode = Mode(rng.IntN(2))
 	nSources, nTasks := 1+rng.IntN(3), 1+rng.IntN(3)
 	keys := map[recordID]int{}
@@ -139,7 +156,7 @@ func newSim(t *testing.T, seed uint64) *sim {
 	}
 	c, err := NewCoordinator(CoordinatorConfig{Sources: nSources, Tasks: nTasks, Mode: s.mode, Interval: time.Duration(1+rng.IntN(4)) * time.Second,
 		Timeout: time.Duration(5+rng.IntN(10)) * time.Second, MinPause: time.Duration(rng.IntN(2)) * time.Second, MaxFailures: 3,
-		OutageBudget: time.Duration(5+rng.IntN(30)) * time.Second, FirstID: 1, Where: "sim", Server: "nats://sim", Clock: s.clock})
+		OutageBudget: time.Duration(5+rng.IntN(30)) * time.Second, MaxUnpublished: s.maxUnpublished, FirstID: 1, Where: "sim", Server: "nats://sim", Clock: s.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,10 +389,11 @@ func (s *sim) deliverReport() {
 	s.step(ev)
 }
 
-// resolve answers a pending persist or publish, sometimes with an error.
+// resolve answers a pending persist or publish (both may be pending with
+// publication behind the rounds), sometimes with an error.
 func (s *sim) resolve() {
 	switch {
-	case s.persisting != nil:
+	case s.persisting != nil && (s.publishing == 0 || s.rng.IntN(2) == 0):
 		var err error
 		if s.rng.IntN(6) == 0 {
 			err = fmt.Errorf("injected: no space left on device")
@@ -383,7 +401,7 @@ func (s *sim) resolve() {
 		id := s.persisting.ID
 		s.persisting = nil
 		if err == nil {
-			s.publishing = id
+			s.complete = append(s.complete, id)
 		}
 		s.step(Persisted{ID: id, Err: err, Outage: err != nil && s.rng.IntN(2) == 0})
 	case s.publishing != 0:
@@ -402,8 +420,38 @@ func (s *sim) resolve() {
 }
 
 func (s *sim) step(ev Event) {
+	s.cause = ev
+	if _, ok := ev.(Trigger); ok && s.open != 0 {
+		s.awaited[s.open] = true
+	}
 	for _, a := range s.coord.Step(ev) {
 		s.coordAction(a)
+	}
+}
+
+// unpublished counts the completed checkpoints not yet published.
+func (s *sim) unpublished() int {
+	n := 0
+	for _, id := range s.complete {
+		if id > s.published {
+			n++
+		}
+	}
+	return n
+}
+
+// checkVisible: the final and awaited checkpoints, and every checkpoint
+// without publication behind the rounds, end with their outputs (and all
+// before) visible; the others are complete on disk.
+func (s *sim) checkVisible(what string, id uint64, final bool) {
+	if s.maxUnpublished == 0 || final || s.awaited[id] {
+		if s.published < id {
+			s.t.Fatalf("%s %d before its outputs were published (published through %d)", what, id, s.published)
+		}
+		return
+	}
+	if !slices.Contains(s.complete, id) {
+		s.t.Fatalf("%s %d before it was persisted", what, id)
 	}
 }
 
@@ -417,6 +465,15 @@ func (s *sim) coordAction(a Action) {
 			s.t.Fatalf("inject %d while %d is open (last %d)", a.ID, s.open, s.lastID)
 		}
 		s.open, s.lastID = a.ID, a.ID
+		_, onDemand := s.cause.(Trigger)
+		if a.Final {
+			s.finalID = a.ID
+		}
+		if onDemand {
+			s.awaited[a.ID] = true
+		} else if n := s.unpublished(); !a.Final && n > s.maxUnpublished {
+			s.t.Fatalf("periodic checkpoint %d triggered with %d completed checkpoints unpublished, at most %d allowed", a.ID, n, s.maxUnpublished)
+		}
 		for _, src := range s.sources {
 			src.requests = append(src.requests, a)
 		}
@@ -430,20 +487,25 @@ func (s *sim) coordAction(a Action) {
 	case PublishDeferred:
 		s.deferred = a.ID
 	case Publish:
-		if s.deferred == a.ID {
-			s.deferred, s.publishing = 0, a.ID
+		if s.deferred != 0 {
+			s.deferred = 0
 			s.republished++
 		}
-		if s.publishing != a.ID {
+		switch {
+		case s.publishing != 0:
+			s.t.Fatalf("publish %d while %d is being published", a.ID, s.publishing)
+		case !slices.Contains(s.complete, a.ID):
 			s.t.Fatalf("publish %d before it was persisted", a.ID)
+		case a.ID < s.published:
+			s.t.Fatalf("publish %d after %d was published: out of order", a.ID, s.published)
 		}
+		s.publishing = a.ID
 	case AckSources:
-		if s.published != a.ID {
-			s.t.Fatalf("sources acknowledged through %d before its outputs were published", a.ID)
-		}
+		s.checkVisible("sources acknowledged through", a.ID, a.ID == s.finalID)
 	case Announce:
-		if s.published != a.ID {
-			s.t.Fatalf("announce %d before its outputs were published", a.ID)
+		s.checkVisible("announce", a.ID, a.ID == s.finalID)
+		if s.published < a.ID {
+			s.behind++
 		}
 		s.inARow = 0
 		s.completed++
@@ -463,6 +525,9 @@ func (s *sim) coordAction(a Action) {
 	case Stopped:
 		if !s.stopAsked {
 			s.t.Fatal("stopped without a stop")
+		}
+		if n := s.unpublished(); n > 0 || s.published < a.ID {
+			s.t.Fatalf("stopped after %d with %d completed checkpoints unpublished (published through %d)", a.ID, n, s.published)
 		}
 		s.done = true
 	}

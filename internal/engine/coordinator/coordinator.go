@@ -103,6 +103,9 @@ type Driver struct {
 	finished       bool
 	waiters        []waiter
 	demand         chan Demand
+	// publisher runs the publication the core asked for in its own
+	// goroutine (publisher.go), so that checkpoints go on meanwhile.
+	publisher publisher
 }
 
 // Demand is an on-demand trigger: Answer gets the result of the checkpoint
@@ -122,7 +125,7 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{proto: proto, cfg: cfg, demand: make(chan Demand, 16)}, nil
+	return &Driver{proto: proto, cfg: cfg, demand: make(chan Demand, 16), publisher: newPublisher()}, nil
 }
 
 // Timer fires when the core must be ticked (a trigger is due or a
@@ -195,6 +198,9 @@ func (d *Driver) Demanded(dm Demand) protocol.Event {
 // Step feeds the core one event and performs what follows, until the core
 // waits for the next event. A non-nil error stops the pipeline.
 func (d *Driver) Step(ctx context.Context, ev protocol.Event) error {
+	if _, ok := ev.(protocol.Published); ok {
+		d.publisher.running = false
+	}
 	pending := []protocol.Event{ev}
 	for len(pending) > 0 {
 		ev, pending = pending[0], pending[1:]
@@ -223,11 +229,12 @@ func (d *Driver) perform(ctx context.Context, a protocol.Action) (protocol.Event
 	case protocol.Persist:
 		return d.persist(ctx, a)
 	case protocol.Publish:
-		d.cfg.Crash.Reach("manifest-before-announce")
-		// Complete on disk: the transactional outputs become visible
-		// before the checkpoint is announced and triggers are answered.
-		err := fx.PublishCheckpoint(ctx, a.ID)
-		return protocol.Published{ID: a.ID, Err: err, Outage: d.outage(err)}, nil
+		// Its answer comes back through Published: the core announces
+		// the checkpoint first (background) or waits for it.
+		d.publisher.start(func(ctx context.Context) protocol.Published {
+			err := fx.PublishCheckpoint(ctx, a.ID)
+			return protocol.Published{ID: a.ID, Err: err, Outage: d.outage(err)}
+		})
 	case protocol.PublishDeferred:
 		d.cfg.Logger.Warn("NATS unreachable: the transactional outputs of the completed checkpoint stay staged and are published again",
 			"checkpoint", a.ID, "retry_in", a.RetryAt.Sub(d.cfg.Protocol.Clock.Now()), "error", a.Err)
@@ -259,6 +266,7 @@ func (d *Driver) persist(ctx context.Context, a protocol.Persist) (protocol.Even
 	}
 	if err == nil {
 		d.manifest = m
+		d.cfg.Crash.Reach("manifest-before-announce")
 	}
 	return protocol.Persisted{ID: a.ID, Err: err, Outage: d.outage(err), GivenUp: errors.Is(err, ErrGivenUp)}, nil
 }

@@ -63,13 +63,33 @@ func newDriver(t *testing.T, fx *fakeEffects, clock *protocol.ManualClock) *Driv
 	return d
 }
 
-// collect runs checkpoint id's reports through the driver.
+// collect runs checkpoint id's reports through the driver, and the outcome
+// of the publication they start, as the pipeline's loop would.
 func collect(t *testing.T, d *Driver, id uint64) error {
 	t.Helper()
 	if err := d.Step(context.Background(), protocol.SourceReported{ID: id, Position: 10}); err != nil {
 		t.Fatal(err)
 	}
-	return d.Step(context.Background(), protocol.TaskAcked{ID: id, Report: protocol.TaskReport{Positions: []uint64{10}}})
+	if err := d.Step(context.Background(), protocol.TaskAcked{ID: id, Report: protocol.TaskReport{Positions: []uint64{10}}}); err != nil {
+		return err
+	}
+	return published(t, d)
+}
+
+// published steps the outcome of the publication in progress, if any.
+func published(t *testing.T, d *Driver) error {
+	t.Helper()
+	for d.publisher.running {
+		select {
+		case ev := <-d.Published():
+			if err := d.Step(context.Background(), ev); err != nil {
+				return err
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("no outcome of the publication after a minute")
+		}
+	}
+	return nil
 }
 
 // An on-demand trigger is answered after persist and publish, in that

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -37,6 +38,7 @@ var Outbox = []string{
 type Points struct {
 	point string
 	at    int
+	mu    sync.Mutex
 	seen  map[string]int
 }
 
@@ -54,12 +56,14 @@ func FromEnv() *Points {
 	return &Points{point: point, at: at, seen: map[string]int{}}
 }
 
-// Reach is called by one goroutine at a time: the coordinator's, or Run's
-// before the coordinator starts.
+// Reach may be called from several goroutines: the coordinator's and the
+// publisher's of a transactional sink.
 func (c *Points) Reach(point string) {
 	if c == nil || point != c.point {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.seen[point]++
 	if c.seen[point] == c.at {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
