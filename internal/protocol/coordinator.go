@@ -262,20 +262,6 @@ func (c *Coordinator) stop() []Action {
 	return nil // the checkpoint in progress finishes first
 }
 
-// triggered starts the checkpoint ev asks for when none is in progress,
-// or when ev supersedes the one in progress (Supersedes).
-func (c *Coordinator) triggered(ev Trigger) []Action {
-	var actions []Action
-	if c.Supersedes(ev.ID) {
-		cancel := Cancel{ID: c.round.id}
-		actions = append([]Action{cancel}, c.givenUp(fmt.Errorf("superseded by checkpoint %d: the cluster coordinator gave it up", ev.ID))...)
-	}
-	if c.round == nil && !c.stopping && c.takeID(ev.ID) {
-		actions = append(actions, c.trigger(false, ev.Overtaking)...)
-	}
-	return actions
-}
-
 // givenUp ends the round in progress, which the cluster coordinator gave
 // up, without counting it as a failure: the cluster coordinator counts
 // its own rounds, and a part that stopped itself after a few of them
@@ -313,16 +299,23 @@ func (c *Coordinator) takeID(id uint64) bool {
 }
 
 // triggered: an on-demand trigger starts a checkpoint, or, while one is in
-// progress, waits for it (the driver answers it when that one ends).
+// progress, waits for it (the driver answers it when that one ends),
+// unless it supersedes it (Supersedes): then that one is given up and the
+// trigger's starts.
 func (c *Coordinator) triggered(ev Trigger) []Action {
+	var actions []Action
+	if c.Supersedes(ev.ID) {
+		cancel := Cancel{ID: c.round.id}
+		actions = append([]Action{cancel}, c.givenUp(fmt.Errorf("superseded by checkpoint %d: the cluster coordinator gave it up", ev.ID))...)
+	}
 	if c.round != nil {
 		c.round.awaited = true
-		return nil
+		return actions
 	}
 	if c.stopping || !c.takeID(ev.ID) {
-		return nil
+		return actions
 	}
-	actions := c.trigger(false, ev.Overtaking)
+	actions = append(actions, c.trigger(false, ev.Overtaking)...)
 	if c.round != nil {
 		c.round.awaited = true
 	}
