@@ -25,6 +25,7 @@ var templates embed.FS
 //
 //go:generate cp ../../abi/abi.go goabi/abi.go.copy
 //go:generate cp ../../abi/codes.go goabi/codes.go.copy
+//go:generate cp ../../abi/emitlist.go goabi/emitlist.go.copy
 //go:generate cp ../../abi/encoding.go goabi/encoding.go.copy
 //go:embed goabi/*.go.copy
 var goABI embed.FS
