@@ -26,11 +26,10 @@ func (a *AckingSource) pump() {
 			s.err = err
 			return
 		}
-		if deliver && !s.buffer(m) {
+		if !s.pass(m, deliver) {
 			s.err = ErrSourceClosed
 			return
 		}
-		s.holding.Store(0)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -100,9 +99,8 @@ type Source struct {
 	// from on (restartIterator); nil: a new iterator of cons.
 	reopen   func(ctx context.Context, from uint64) (jetstream.Consumer, jetstream.MessagesContext, error)
 	iterMu   sync.Mutex
-	waker    waker        // ends a wait in Next that nats.go forgot (source_wake.go)
-	taken    taken        // the last delivery taken from nats.go, for Backlog
-	holding  atomic.Int32 // 1 while the pump holds a message taken from nats.go, not buffered yet
+	waker    waker // ends a wait in Next that nats.go forgot (source_wake.go)
+	taken    taken // the deliveries taken from nats.go and not handed out yet, for Backlog
 	msgs     chan Message
 	ctx      context.Context // the checks' requests; cancelled by Close
 	cancel   context.CancelFunc
@@ -250,12 +248,21 @@ func (s *Source) pump() {
 			s.err = err
 			return
 		}
-		if deliver && !s.buffer(m) {
+		if !s.pass(m, deliver) {
 			s.err = ErrSourceClosed
 			return
 		}
-		s.holding.Store(0)
 	}
+}
+
+// pass buffers m for Fetch, or counts a delivery the pump drops as
+// handed out (nothing of it is left); false after Close.
+func (s *Source) pass(m Message, deliver bool) bool {
+	if !deliver {
+		s.taken.handed(1)
+		return true
+	}
+	return s.buffer(m)
 }
 
 // buffer hands m to Fetch, waiting for room; false after Close.
@@ -268,12 +275,9 @@ func (s *Source) buffer(m Message) bool {
 	}
 }
 
-// take notes md as the last delivery taken from nats.go; the pump holds
-// it until it is buffered or dropped (Backlog counts it meanwhile).
-func (s *Source) take(md *jetstream.MsgMetadata) {
-	s.holding.Store(1)
-	s.taken.record(md)
-}
+// take notes md as the last delivery taken from nats.go; Backlog counts
+// it as left until Fetch hands it out or the pump drops it.
+func (s *Source) take(md *jetstream.MsgMetadata) { s.taken.record(md) }
 
 // accept decides what to do with one message: deliver it, drop it (a
 // repeat), or stop (a gap, or a stream that is not the source's any more).
@@ -359,6 +363,7 @@ func (s *Source) Fetch(ctx context.Context, max int, maxWait time.Duration) ([]M
 	}
 	batch := make([]Message, 1, min(max, len(s.msgs)+1))
 	batch[0] = *first
+	defer func() { s.taken.handed(len(batch)) }()
 	for len(batch) < max {
 		select {
 		case m := <-s.msgs:

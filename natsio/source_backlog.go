@@ -3,6 +3,7 @@ package natsio
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -39,13 +40,20 @@ func (b Backlog) String() string {
 		b.Stream, b.Undelivered, b.Unfetched, b.After, b.Consumer)
 }
 
-// taken is the last delivery the pump took from nats.go: the consumer
-// and its delivery (consumer) sequence. The pump writes, Backlog reads.
+// taken is what the pump took from nats.go: the consumer and delivery
+// (consumer) sequence of the last delivery, and how many deliveries were
+// taken and not handed out by Fetch (nor dropped) yet. The pump writes,
+// Fetch hands out, Backlog reads all three as one snapshot: version is
+// odd while the pump changes them (a sequence lock; no lock per message),
+// so a delivery is counted once whether it sits in nats.go's buffer, in
+// the pump's hands or in the source's.
 type taken struct {
 	last     string // the pump's own copy of consumer: compared without the lock
 	mu       sync.Mutex
 	consumer string        // changes only when nats.go replaces the consumer
-	dseq     atomic.Uint64 // per message: no lock
+	version  atomic.Uint64 // odd while record runs
+	dseq     atomic.Uint64
+	queued   atomic.Int64 // taken, not handed out or dropped yet
 	// consumers counts the consumers deliveries came from: more than one
 	// means nats.go replaced it (a reconnect, a gap, or two missed
 	// heartbeats: a 10 s stall).
@@ -53,6 +61,7 @@ type taken struct {
 }
 
 func (t *taken) record(md *jetstream.MsgMetadata) {
+	t.version.Add(1)
 	if t.last != md.Consumer {
 		t.last = md.Consumer
 		t.mu.Lock()
@@ -61,35 +70,63 @@ func (t *taken) record(md *jetstream.MsgMetadata) {
 		t.consumers.Add(1)
 	}
 	t.dseq.Store(md.Sequence.Consumer)
+	t.queued.Add(1)
+	t.version.Add(1)
 }
 
-func (t *taken) consumerName() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.consumer
+// handed notes n taken deliveries handed out by Fetch or dropped.
+func (t *taken) handed(n int) { t.queued.Add(-int64(n)) }
+
+// takenSnapshot is taken's state at one moment.
+type takenSnapshot struct {
+	consumer string
+	dseq     uint64
+	queued   uint64
+}
+
+// snapshot reads the consumer, the last delivery sequence and the queued
+// count as of one moment between two records.
+func (t *taken) snapshot() takenSnapshot {
+	for {
+		v := t.version.Load()
+		if v%2 == 1 {
+			runtime.Gosched()
+			continue
+		}
+		t.mu.Lock()
+		name := t.consumer
+		t.mu.Unlock()
+		snap := takenSnapshot{consumer: name, dseq: t.dseq.Load(), queued: uint64(max(t.queued.Load(), 0))}
+		if t.version.Load() == v {
+			return snap
+		}
+	}
 }
 
 // Backlog asks the server what is left for the source after stream
 // sequence after, the position up to which the caller took and handled
 // records. The caller must not hold records fetched after it: everything
-// Fetch returned counts as taken.
+// Fetch returned counts as taken. What was taken is read before the
+// server is asked: a delivery taken after that is then counted by the
+// server's delivered count, not twice. A Fetch running at the same time
+// (a metrics scrape) may make the count high by what it hands out.
 func (s *Source) Backlog(ctx context.Context, after uint64) (Backlog, error) {
+	snap := s.taken.snapshot()
 	info, err := s.currentConsumer().Info(ctx)
 	if err != nil {
 		return Backlog{}, fmt.Errorf("natsio: source stream %s: consumer info for its backlog after sequence %d: %w", s.identity.Stream, after, err)
 	}
 	b := Backlog{Stream: s.identity.Stream, Consumer: info.Name, After: after, Undelivered: info.NumPending}
-	name, dseq := s.taken.consumerName(), s.taken.dseq.Load()
 	switch delivered := info.Delivered.Consumer; {
 	case delivered == 0: // nothing delivered by this consumer yet
-	case name == "": // nothing taken yet
+	case snap.consumer == "": // nothing taken yet
 		b.Unfetched = delivered
-	case name != info.Name:
+	case snap.consumer != info.Name:
 		b.Unknown = true
-	case delivered > dseq:
-		b.Unfetched = delivered - dseq
+	case delivered > snap.dseq:
+		b.Unfetched = delivered - snap.dseq
 	}
-	b.Unfetched += uint64(len(s.msgs)) + uint64(s.holding.Load())
+	b.Unfetched += snap.queued
 	return b, nil
 }
 

@@ -54,3 +54,35 @@ func TestAckingSourceBacklog(t *testing.T) {
 		t.Fatalf("after 5 of 5: %s, %v; want nothing left", b, err)
 	}
 }
+
+// TestSourceBacklogWhileThePumpMoves: the backlog asked between fetches,
+// while the pump keeps moving deliveries from nats.go into the source's
+// buffer, counts every record left exactly once. It used to count a
+// delivery twice when the pump took it between the server's answer and
+// the count of the buffer, or while it had buffered it but not yet
+// cleared its "holding" flag.
+func TestSourceBacklogWhileThePumpMoves(t *testing.T) {
+	const total = 3000
+	c := embedded(t)
+	ensureStream(t, c, "BLM", "blm.>")
+	publishMany(t, c, "blm.a", total)
+	src, err := c.OpenSource(testCtx(t), SourceSpec{Stream: "BLM"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	taken := 0
+	for step := 0; taken < total; step++ {
+		taken += len(fetchN(t, src, min(1+step%7, total-taken)))
+		b, err := src.Backlog(testCtx(t), uint64(taken))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Unknown {
+			continue // the ordered consumer was replaced: nothing to count
+		}
+		if left := b.Undelivered + b.Unfetched; left != uint64(total-taken) {
+			t.Fatalf("after %d of %d: %s; want %d left", taken, total, b, total-taken)
+		}
+	}
+}
