@@ -103,15 +103,7 @@ func TestEmitLimitsReportsTheInstanceLimits(t *testing.T) {
 // emit list adds nothing, and a failed batch leaves no state writes.
 func TestEmitBatchMisuse(t *testing.T) {
 	const last = 2 // records("a", "b", "c"): a code returned after the batch names its last record
-	cases := []struct {
-		name      string
-		mode      byte
-		atInit    bool
-		kind      error
-		code      abi.Code
-		fn        string
-		recordIdx int
-	}{
+	cases := []misuseCase{
 		{"bad list pointer", 1, false, ErrABIMisuse, abi.ErrBadPointer, abi.FuncEmitBatch, -1},
 		{"emit_batch during init", 2, true, ErrABIMisuse, abi.ErrNoRecord, abi.FuncEmitBatch, -1},
 		{"emit_batch before record_next", 8, false, ErrABIMisuse, abi.ErrNoRecord, abi.FuncEmitBatch, -1},
@@ -124,26 +116,9 @@ func TestEmitBatchMisuse(t *testing.T) {
 		{"value over max_value_bytes", 7, false, ErrTrap, abi.ErrTooLarge, abi.ExportProcess, last},
 		{"malformed header list", 9, false, ErrTrap, abi.ErrBadArgument, abi.ExportProcess, last},
 	}
-	for _, engine := range engines {
-		m := compileFixture(t, newTestRuntime(t, engine, 64), "emitbatch.wasm")
-		for _, tc := range cases {
-			t.Run(string(engine)+"/"+tc.name, func(t *testing.T) {
-				st := newMemState()
-				inst, err := emitBatchInstance(t, m, tc.mode, st, 8)
-				if !tc.atInit {
-					if err != nil {
-						t.Fatalf("instantiate: %v", err)
-					}
-					_, err = inst.Process(context.Background(), records("a", "b", "c"))
-				}
-				checkGuestError(t, err, tc.kind, tc.code, tc.fn, tc.recordIdx)
-				if len(st.data) != 0 {
-					t.Errorf("state writes survived a failed batch: %v", st.data)
-				}
-				assertHostLivesOn(t, m)
-			})
-		}
-	}
+	runMisuseCases(t, "emitbatch.wasm", cases, func(t *testing.T, m *Module, mode byte, st KeyedState) (*Instance, error) {
+		return emitBatchInstance(t, m, mode, st, 8)
+	})
 }
 
 // A refused list leaves the outputs as they were before the call.

@@ -120,15 +120,7 @@ func equalU64(a, b []uint64) bool {
 // Every hostile behaviour ends in a typed error, and the same runtime then
 // serves a well-behaved instance: the host lives on.
 func TestHostileGuestsGiveTypedErrors(t *testing.T) {
-	cases := []struct {
-		name      string
-		mode      byte
-		atInit    bool
-		kind      error
-		code      abi.Code
-		fn        string
-		recordIdx int
-	}{
+	cases := []misuseCase{
 		{"state_get bad name pointer", 1, false, ErrABIMisuse, abi.ErrBadPointer, abi.FuncStateGet, 0},
 		{"state_get bad out pointer", 2, false, ErrABIMisuse, abi.ErrBadPointer, abi.FuncStateGet, 0},
 		{"state_put bad value pointer", 3, false, ErrABIMisuse, abi.ErrBadPointer, abi.FuncStatePut, 0},
@@ -154,13 +146,34 @@ func TestHostileGuestsGiveTypedErrors(t *testing.T) {
 		{"init rejects config", 34, true, ErrInit, abi.ErrGuestConfig, abi.ExportInit, -1},
 		{"returns before visiting every record", 36, false, ErrABIMisuse, abi.ErrNoRecord, abi.ExportProcess, -1},
 	}
+	runMisuseCases(t, "hostile.wasm", cases, func(t *testing.T, m *Module, mode byte, st KeyedState) (*Instance, error) {
+		return hostileInstance(t, m, mode, st, nil)
+	})
+}
+
+// misuseCase is a guest behaviour (the fixture's mode) and the typed error
+// it must end in.
+type misuseCase struct {
+	name      string
+	mode      byte
+	atInit    bool
+	kind      error
+	code      abi.Code
+	fn        string
+	recordIdx int
+}
+
+// runMisuseCases runs each case on every engine: the instance fails with
+// the case's typed error, is discarded, leaves no state writes, and the
+// module then serves a well-behaved instance (the host lives on).
+func runMisuseCases(t *testing.T, fixture string, cases []misuseCase, instantiate func(t *testing.T, m *Module, mode byte, st KeyedState) (*Instance, error)) {
+	t.Helper()
 	for _, engine := range engines {
-		rt := newTestRuntime(t, engine, 64)
-		m := compileFixture(t, rt, "hostile.wasm")
+		m := compileFixture(t, newTestRuntime(t, engine, 64), fixture)
 		for _, tc := range cases {
 			t.Run(string(engine)+"/"+tc.name, func(t *testing.T) {
 				st := newMemState()
-				inst, err := hostileInstance(t, m, tc.mode, st, nil)
+				inst, err := instantiate(t, m, tc.mode, st)
 				if !tc.atInit {
 					if err != nil {
 						t.Fatalf("instantiate: %v", err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/natsio"
@@ -138,24 +140,11 @@ func waitOutputs(t *testing.T, p *Pipeline, n uint64, done <-chan error) {
 // off, on its own connection.
 func setAtomic(t *testing.T, p *Pipeline, on bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := natsio.Connect(ctx, p.Reach())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	st, err := c.JS.Stream(ctx, "SUMOUT")
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scfg := info.Config
-	scfg.AllowAtomicPublish = on
-	if _, err := c.JS.UpdateStream(ctx, scfg); err != nil {
-		t.Fatalf("setting allow_atomic to %v on SUMOUT: %v", on, err)
-	}
+	withSumOut(t, p, func(ctx context.Context, c *natsio.Conn, info *jetstream.StreamInfo) {
+		scfg := info.Config
+		scfg.AllowAtomicPublish = on
+		if _, err := c.JS.UpdateStream(ctx, scfg); err != nil {
+			t.Fatalf("setting allow_atomic to %v on SUMOUT: %v", on, err)
+		}
+	})
 }

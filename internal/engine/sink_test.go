@@ -17,6 +17,15 @@ import (
 // output subject, read on its own connection to the running pipeline.
 func outputCount(t *testing.T, p *Pipeline) uint64 {
 	t.Helper()
+	var n uint64
+	withSumOut(t, p, func(_ context.Context, _ *natsio.Conn, info *jetstream.StreamInfo) { n = info.State.Msgs })
+	return n
+}
+
+// withSumOut calls f with the info of the sum pipeline's output stream,
+// read on a connection of its own to the running pipeline, which f may use.
+func withSumOut(t *testing.T, p *Pipeline, f func(ctx context.Context, c *natsio.Conn, info *jetstream.StreamInfo)) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := natsio.Connect(ctx, p.Reach())
@@ -32,7 +41,7 @@ func outputCount(t *testing.T, p *Pipeline) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return info.State.Msgs
+	f(ctx, c, info)
 }
 
 // waitProcessed waits until the pipeline's guests processed n records.
