@@ -77,6 +77,22 @@ func (c *Conn) dial(ctx context.Context, url string, o ServerOptions) error {
 	return nil
 }
 
+// maxDialTimeout bounds one attempt to open a connection to one server,
+// TCP and the NATS handshake, the first and every reconnect. nats.go holds
+// the connection's lock while it reconnects: a server that accepts TCP but
+// never answers (SIGSTOPped, or a half-dead machine) blocks every publish
+// and request for that long on each try, so it stays short (nats.go's own
+// default) even when the caller allows the first connect much longer.
+const maxDialTimeout = 2 * time.Second
+
+// dialTimeout is maxDialTimeout, or less when ctx ends sooner.
+func dialTimeout(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) > 0 {
+		return min(time.Until(d), maxDialTimeout)
+	}
+	return maxDialTimeout
+}
+
 // dialNATS connects to url as o says, naming the connection name (the
 // server's monitoring shows it); closed is closed when the connection is.
 func dialNATS(ctx context.Context, url string, o ServerOptions, name string, closed chan struct{}) (*nats.Conn, jetstream.JetStream, error) {
@@ -101,9 +117,7 @@ func dialNATS(ctx context.Context, url string, o ServerOptions, name string, clo
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) { log.Info("reconnected to NATS") }),
 	)
-	if d, ok := ctx.Deadline(); ok && time.Until(d) > 0 {
-		opts = append(opts, nats.Timeout(time.Until(d)))
-	}
+	opts = append(opts, nats.Timeout(dialTimeout(ctx)))
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		if why := explainTLS(err, o); why != "" {

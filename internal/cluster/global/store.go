@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -65,15 +66,26 @@ func ReadManifest(ctx context.Context, obs jetstream.ObjectStore, object, wantSH
 }
 
 func put(ctx context.Context, obs jetstream.ObjectStore, object string, data []byte) error {
-	if _, err := obs.PutBytes(ctx, object, data); err != nil {
-		return fmt.Errorf("%w: put %s: %w", ship.ErrObjectStore, object, err)
-	}
-	return nil
+	return attempts(ctx, func(ctx context.Context) error {
+		if _, err := obs.PutBytes(ctx, object, data); err != nil {
+			return fmt.Errorf("%w: put %s: %w", ship.ErrObjectStore, object, err)
+		}
+		return nil
+	})
 }
 
 // read returns the bytes of object, at most MaxRecordBytes, checking
 // their SHA-256 against want when given.
 func read(ctx context.Context, obs jetstream.ObjectStore, object, want string) ([]byte, error) {
+	var data []byte
+	err := attempts(ctx, func(ctx context.Context) (err error) {
+		data, err = readOnce(ctx, obs, object, want)
+		return err
+	})
+	return data, err
+}
+
+func readOnce(ctx context.Context, obs jetstream.ObjectStore, object, want string) ([]byte, error) {
 	res, err := obs.Get(ctx, object)
 	switch {
 	case errors.Is(err, jetstream.ErrObjectNotFound):
@@ -100,4 +112,40 @@ func read(ctx context.Context, obs jetstream.ObjectStore, object, want string) (
 func hexSum(data []byte) string {
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])
+}
+
+// An object's read stalls for good when the stream's leader dies while it
+// is read (its ordered consumer is gone), and a put may wait for acks a
+// dead leader never sends: each attempt runs under its own deadline, and
+// an outage is tried again, so that a worker restoring its tasks (or a
+// coordinator collecting acks) goes on once a new leader is elected.
+const (
+	storeAttempts   = 4
+	storeRetryPause = 500 * time.Millisecond
+)
+
+// storeAttemptTimeout bounds one attempt (a var for tests).
+var storeAttemptTimeout = 15 * time.Second
+
+// attempts runs op until it succeeds, fails on an answer another attempt
+// cannot change (a missing, damaged or corrupt object), ctx ends, or
+// storeAttempts attempts of storeAttemptTimeout each have failed.
+func attempts(ctx context.Context, op func(context.Context) error) error {
+	var err error
+	for attempt := 1; attempt <= storeAttempts; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, storeAttemptTimeout)
+		err = op(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, ship.ErrObjectStore) {
+			return err
+		}
+		if attempt < storeAttempts {
+			select {
+			case <-time.After(storeRetryPause):
+			case <-ctx.Done():
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("%d attempts of %s each: %w", storeAttempts, storeAttemptTimeout, err)
 }
