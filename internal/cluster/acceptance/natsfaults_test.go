@@ -57,7 +57,14 @@ var (
 // was stuck refused every newer trigger without a word, so the
 // coordinator waited out each round's minute while a scale waited behind
 // it (the protocol script coordinator/superseded,
-// TestDriverNewerDemandSupersedes, TestGivenUp).
+// TestDriverNewerDemandSupersedes, TestGivenUp). Once ungated, it failed
+// in CI on the second step: the workers given moved tasks read the
+// cluster checkpoint's manifest from the Object Store whose leader had
+// just been killed, and that read waited for good
+// (global TestReadManifestGivesUpOnAFrozenServer); and every reconnect
+// to a frozen node held a client's connection for as long as its first
+// connect was allowed (natsio
+// TestRequestEndsWhileReconnectingToAFrozenServer).
 func TestNATSFaultsDuringRescale(t *testing.T) {
 	d := deploy(t)
 	r := newRand(t)
