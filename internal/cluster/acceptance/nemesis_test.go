@@ -215,10 +215,7 @@ func storeEventsThroughFaults(js jetstream.JetStream, m *model, events []event) 
 		if err != nil {
 			return err
 		}
-		if ack.Duplicate && ack.Sequence > m.lastSeq {
-			ack.Duplicate = false // stored by an attempt whose answer was lost
-		}
-		if err := checkAck(e, ack, m.lastSeq); err != nil {
+		if err := checkAck(e, ack, m, true); err != nil {
 			return err
 		}
 		m.add(e, ack.Sequence)

@@ -2,10 +2,10 @@ package acceptance
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -94,27 +94,59 @@ type sumOutput struct {
 // model is what a single process stores for the published events: one
 // output per event, under the id docs/sinks.md gives an idempotent sink
 // without event_id. It is the reference the workers' outputs must equal.
+// It follows the stream's order, not the publish order: a publish that a
+// leader's death lost and that is sent again is stored after the events
+// published behind it, and the pipeline then sums the key's events in
+// that order.
 type model struct {
 	byID    map[string]sumOutput
 	perKey  map[string]int64 // events per key
-	lastSeq uint64           // stream sequence of the last event published
+	lastSeq uint64           // the highest stream sequence of an event published
 	// stored is when the publisher had each event's acknowledgement, by
 	// stream sequence: the start of its output's latency (outputlatency_test.go).
 	stored map[uint64]time.Time
+	// keySeqs are the stream sequences of each key's events, ascending;
+	// events the event at each.
+	keySeqs map[string][]uint64
+	events  map[uint64]event
 }
 
 func newModel() *model {
-	return &model{byID: map[string]sumOutput{}, perKey: map[string]int64{}, stored: map[uint64]time.Time{}}
+	return &model{byID: map[string]sumOutput{}, perKey: map[string]int64{}, stored: map[uint64]time.Time{},
+		keySeqs: map[string][]uint64{}, events: map[uint64]event{}}
 }
 
-// add records that e was stored at stream sequence seq. The model holds
-// only because the stream stores each key's events in their seq order,
-// which publish checks.
+// add records that e was stored at stream sequence seq, and the outputs of
+// e's key from it on: sum2 sums a key's values in stream order.
 func (m *model) add(e event, seq uint64) {
-	m.byID[outputID(seq)] = sumOutput{K: e.key, Input: 0, V: e.seq, Sum: e.seq * (e.seq + 1) / 2, Count: e.seq}
+	m.events[seq] = e
 	m.perKey[e.key]++
-	m.lastSeq = seq
+	m.lastSeq = max(m.lastSeq, seq)
 	m.stored[seq] = time.Now()
+	seqs := m.keySeqs[e.key]
+	at, _ := slices.BinarySearch(seqs, seq)
+	m.keySeqs[e.key] = slices.Insert(seqs, at, seq)
+	m.sumFrom(e.key, at)
+}
+
+// sumFrom sets the outputs of key's events from its at-th on.
+func (m *model) sumFrom(key string, at int) {
+	seqs := m.keySeqs[key]
+	var sum int64
+	if at > 0 {
+		sum = m.byID[outputID(seqs[at-1])].Sum
+	}
+	for i := at; i < len(seqs); i++ {
+		v := m.events[seqs[i]].seq
+		sum += v
+		m.byID[outputID(seqs[i])] = sumOutput{K: key, Input: 0, V: v, Sum: sum, Count: int64(i + 1)}
+	}
+}
+
+// storedBefore reports whether the model holds an event at seq already.
+func (m *model) storedBefore(seq uint64) bool {
+	_, ok := m.events[seq]
+	return ok
 }
 
 // outputID is the Nats-Msg-Id of the only output of the input at stream
@@ -148,23 +180,20 @@ const asyncAckLimit = 15 * time.Second
 // It publishes asynchronously; when an acknowledgement fails or does not
 // come (a node died or froze while the part was in flight), it publishes
 // the events from the first unconfirmed one again one at a time, with
-// their ids, through the fault (storeEventsThroughFaults). Events of a
-// key must be stored in publish order (the model and the per-key check
-// need it): checkAck still fails a run whose retries stored an event
-// after a later one.
+// their ids, through the fault (storeEventsThroughFaults): those the
+// stream stored already are acknowledged as duplicates at their
+// sequence, the lost ones are stored after the others (the model follows
+// the stream's order).
 func storeEvents(js jetstream.JetStream, m *model, events []event) error {
 	n, err := storeEventsAsync(js, m, events)
-	if err == nil || errors.Is(err, errOutOfOrder) {
-		return err
+	if err == nil {
+		return nil
 	}
 	return storeEventsThroughFaults(js, m, events[n:])
 }
 
-// errOutOfOrder marks a publish the stream stored out of publish order.
-var errOutOfOrder = errors.New("stored out of publish order")
-
 // storeEventsAsync publishes events without waiting for each answer and
-// returns how many of them, from the first, were confirmed in order.
+// returns how many of them, from the first, were confirmed.
 func storeEventsAsync(js jetstream.JetStream, m *model, events []event) (int, error) {
 	futures := make([]jetstream.PubAckFuture, 0, len(events))
 	var sendErr error
@@ -180,7 +209,7 @@ func storeEventsAsync(js jetstream.JetStream, m *model, events []event) (int, er
 	for i, f := range futures {
 		select {
 		case ack := <-f.Ok():
-			if err := checkAck(events[i], ack, m.lastSeq); err != nil {
+			if err := checkAck(events[i], ack, m, false); err != nil {
 				return i, err
 			}
 			m.add(events[i], ack.Sequence)
@@ -193,17 +222,17 @@ func storeEventsAsync(js jetstream.JetStream, m *model, events []event) (int, er
 	return len(futures), sendErr
 }
 
-// checkAck fails unless e was stored as a new message of the input
-// stream, after every event before it.
-func checkAck(e event, ack *jetstream.PubAck, prev uint64) error {
+// checkAck fails unless e was stored in the input stream at a sequence
+// that holds no other event: as a new message, or, when it was sent again,
+// as the duplicate of an attempt whose answer was lost.
+func checkAck(e event, ack *jetstream.PubAck, m *model, again bool) error {
 	switch {
 	case ack.Stream != inputStream:
 		return fmt.Errorf("publish %s: stored in stream %s, want %s", e.msgID, ack.Stream, inputStream)
-	case ack.Duplicate:
-		return fmt.Errorf("publish %s: a duplicate of sequence %d; the input stream is not fresh", e.msgID, ack.Sequence)
-	case ack.Sequence <= prev:
-		return fmt.Errorf("publish %s: %w: at sequence %d, not after the previous event's %d: the stream's order "+
-			"is not the publish order, and the model's per-key counts would be wrong", e.msgID, errOutOfOrder, ack.Sequence, prev)
+	case ack.Duplicate && !again:
+		return fmt.Errorf("publish %s: a duplicate of sequence %d on its first attempt; the input stream is not fresh", e.msgID, ack.Sequence)
+	case m.storedBefore(ack.Sequence):
+		return fmt.Errorf("publish %s: acknowledged at sequence %d, which holds event %s; the input stream is not fresh", e.msgID, ack.Sequence, m.events[ack.Sequence].msgID)
 	}
 	return nil
 }
