@@ -46,9 +46,7 @@ func (s *source) runExchange(ctx context.Context) error {
 		if len(msgs) == 0 {
 			continue
 		}
-		s.lastData.Store(time.Now().UnixNano())
-		s.read.Add(uint64(len(msgs)))
-		s.lastRecordTime.Store(msgs[len(msgs)-1].Time.UnixNano())
+		s.countRead(msgs)
 		s.routing.Store(true)
 		done, err := s.routeExchange(ctx, msgs)
 		s.routing.Store(false)
@@ -57,6 +55,22 @@ func (s *source) runExchange(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// countRead counts the records of msgs as read. Markers are not input: a pipeline whose
+// sources deliver nothing but the markers of its periodic checkpoints is idle.
+func (s *source) countRead(msgs []natsio.Message) {
+	records := 0
+	for i := range msgs {
+		if msgs[i].Header.Get(exchange.HeaderMarker) == "" {
+			records++
+			s.lastRecordTime.Store(msgs[i].Time.UnixNano())
+		}
+	}
+	if records > 0 {
+		s.lastData.Store(time.Now().UnixNano())
+		s.read.Add(uint64(records))
+	}
 }
 
 // routeExchange routes the records of msgs and acts on its markers, in stream order. done: the
