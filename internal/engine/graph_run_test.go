@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/engine/recovery"
 	"github.com/wasmstream/wasmstream/internal/testutil"
 )
 
@@ -32,8 +35,8 @@ const (
 type chainSetup struct {
 	dataDir, module string
 	port            int
-	stages          int    // 2 or 3
-	s2Key           string // the key block of s2's input block; "": the emitted key
+	stages          int           // 2 or 3
+	s2Key           string        // the key block of s2's input block; "": the emitted key
 	interval        time.Duration // checkpoint interval; 0: none but the final one
 }
 
@@ -195,9 +198,7 @@ func TestGraphRunsStages(t *testing.T) {
 				t.Errorf("processed %d records, want %d (every stage processes every record once)", stats.Processed, want)
 			}
 			checkChain(t, s, cfg, recs)
-			if ids, _ := checkpoint.List(CheckpointRoot(cfg)); len(ids) < 2 {
-				t.Logf("only checkpoints %v: the run ended before a periodic checkpoint", ids)
-			}
+			checkTrimmed(t, cfg)
 
 			again := runSums(t, cfg, Options{}, nil)
 			if again.Processed != 0 || again.Read != 0 {
@@ -205,6 +206,41 @@ func TestGraphRunsStages(t *testing.T) {
 			}
 			checkChain(t, s, cfg, recs)
 		})
+	}
+}
+
+// checkTrimmed checks that the exchange streams keep what the oldest retained checkpoint
+// resumes from and nothing much older: a run that completed more checkpoints than it retains
+// trimmed them (FORMAT.md §2, "Trimming").
+func checkTrimmed(t *testing.T, cfg *config.Pipeline) {
+	t.Helper()
+	ids, err := checkpoint.List(CheckpointRoot(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resume := recovery.ResumePoints(readManifest(t, cfg, ids[len(ids)-1]))
+	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsControl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, e := range cfg.Graph().Edges {
+		if e.Kind != config.EdgeExchange {
+			continue
+		}
+		st, err := c.JS.Stream(context.Background(), e.Stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, input := st.CachedInfo().State.FirstSeq, e.From+"."+e.Output
+		switch {
+		case first > resume[input]:
+			t.Errorf("exchange stream %s starts at %d, after %d where the oldest retained checkpoint %d resumes %s", e.Stream, first, resume[input], ids[len(ids)-1], input)
+		case first <= 1 && ids[0] > uint64(cfg.Checkpoint.Retain)+1:
+			t.Errorf("exchange stream %s was never trimmed after %d checkpoints", e.Stream, ids[0])
+		case first <= 1:
+			t.Logf("exchange stream %s not trimmed: the run completed only %d checkpoints", e.Stream, ids[0])
+		}
 	}
 }
 

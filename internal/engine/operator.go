@@ -19,10 +19,10 @@ import (
 // operator is one configured operator: its runtime, compiled module, the
 // sinks of its outputs and its parallel tasks.
 type operator struct {
-	p       *Pipeline
-	cfg     *config.Operator
-	rt      *host.Runtime
-	module  *host.Module
+	p      *Pipeline
+	cfg    *config.Operator
+	rt     *host.Runtime
+	module *host.Module
 	// outputs are the guest output names: outputs (sorted), then internal_outputs; index =
 	// host output index. Each output goes to its sink (sinks; nil for an internal output) and
 	// to every operator that reads it (edges).
@@ -32,7 +32,7 @@ type operator struct {
 	// keyers are the key rules of the inputs, by input index: the input's key block, else the
 	// operator's.
 	keyers []natsio.KeyExtractor
-	tasks   []*task
+	tasks  []*task
 	// slots maps a task index to its place in tasks; -1: another worker
 	// of a cluster runs it (ClusterPart).
 	slots  []int

@@ -36,8 +36,8 @@ type Pipeline struct {
 	// generation tells this run's barrier markers from those of every earlier run
 	// (FORMAT.md §5.2): the time Open started, in Unix nanoseconds.
 	generation uint64
-	dead      deadLetters
-	exec      *execCollector // set by OpenExec: outputs and dead letters are collected, not published
+	dead       deadLetters
+	exec       *execCollector // set by OpenExec: outputs and dead letters are collected, not published
 
 	coord *coordinator.Driver
 	// tasks lists every task of every operator; a task's report names
