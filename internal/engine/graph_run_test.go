@@ -37,6 +37,7 @@ type chainSetup struct {
 	port            int
 	stages          int           // 2 or 3
 	s2Key           string        // the key block of s2's input block; "": the emitted key
+	s2Source        bool          // s2 reads source "b" too, as its second input
 	interval        time.Duration // checkpoint interval; 0: none but the final one
 }
 
@@ -53,10 +54,14 @@ func (s chainSetup) load(t *testing.T) *config.Pipeline {
 	if s2Key == "" {
 		s2Key = `header = "Wasmstream-Key"`
 	}
-	s2Out, s3 := `{ out = "final" }`, ""
+	s2Out, s3, s2Inputs := `{ out = "final" }`, "", `"s1.out"`
+	if s.s2Source {
+		s2Inputs += `, "b"`
+		s3 += fmt.Sprintf("stream \"SUMB\" { subjects = [\"sumb.>\"] }\nsource \"b\" {\n  stream  = \"SUMB\"\n  subject = %q\n}\n", sumSubjectB)
+	}
 	if s.stages == 3 {
 		s2Out = `{ out = "mid" }`
-		s3 = fmt.Sprintf(`
+		s3 += fmt.Sprintf(`
 operator "s3" {
   module      = %q
   inputs      = ["s2.out"]
@@ -90,7 +95,7 @@ operator "s1" {
 }
 operator "s2" {
   module          = %q
-  inputs          = ["s1.out"]
+  inputs          = [%s]
   parallelism     = 3
   max_parallelism = 32
   input "s1.out" {
@@ -101,7 +106,7 @@ operator "s2" {
 }
 %s
 sink "final" { subject = %q }
-`, s.dataDir, s.port, sumSubjectA, s.module, s.module, s2Key, s2Out, s3, chainSubjectFinal)
+`, s.dataDir, s.port, sumSubjectA, s.module, s.module, s2Inputs, s2Key, s2Out, s3, chainSubjectFinal)
 	path := filepath.Join(t.TempDir(), "pipeline.hcl")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -146,21 +151,37 @@ func stageSums(t *testing.T, entries []StateEntry) map[string]map[string]int64 {
 	return got
 }
 
+// chainWant is the reference state of each stage of the chain over recs: s1 sums the records
+// of source a; s2 sums what s1 emits (one output per record, with its "v") and, with s2Source,
+// source b's records as its input 1; s3 sums everything s2 emits, all on its input 0.
+func chainWant(recs []sumRecord) map[string]map[string]int64 {
+	var fromA []sumRecord
+	all := make([]sumRecord, len(recs))
+	for i, r := range recs {
+		if r.input == 0 {
+			fromA = append(fromA, r)
+		}
+		all[i] = sumRecord{key: r.key, v: r.v}
+	}
+	return map[string]map[string]int64{"s1": expectedSums(fromA), "s2": expectedSums(recs), "s3": expectedSums(all)}
+}
+
 // checkChain checks the newest checkpoint and the sinks against the reference of recs: every
 // stage's sums, exactly one output per record on each sink the stages feed (none lost, none
 // twice), and the last output of each key carrying its total.
 func checkChain(t *testing.T, s chainSetup, cfg *config.Pipeline, recs []sumRecord) {
 	t.Helper()
-	want := expectedSums(recs)
+	want := chainWant(recs)
 	sums := stageSums(t, dumpState(t, cfg, newestCheckpoint(t, cfg).ID))
 	for stage := 1; stage <= s.stages; stage++ {
-		diffSums(t, fmt.Sprintf("operator s%d", stage), sums[fmt.Sprintf("s%d", stage)], want)
+		name := fmt.Sprintf("s%d", stage)
+		diffSums(t, "operator "+name, sums[name], want[name])
 	}
-	subjects := []string{chainSubjectFinal}
+	sinks := map[string]string{chainSubjectFinal: fmt.Sprintf("s%d", s.stages)}
 	if s.stages == 3 {
-		subjects = append(subjects, chainSubjectMid)
+		sinks[chainSubjectMid] = "s2"
 	}
-	for _, subject := range subjects {
+	for subject, stage := range sinks {
 		msgs := readSubject(t, cfg, subject)
 		if len(msgs) != len(recs) {
 			t.Errorf("sink subject %s holds %d outputs, want one per record: %d", subject, len(msgs), len(recs))
@@ -168,15 +189,16 @@ func checkChain(t *testing.T, s chainSetup, cfg *config.Pipeline, recs []sumReco
 		last := map[string]int64{}
 		for _, m := range msgs {
 			var o struct {
-				K   string `json:"k"`
-				Sum int64  `json:"sum"`
+				K     string `json:"k"`
+				Input int    `json:"input"`
+				Sum   int64  `json:"sum"`
 			}
 			if err := json.Unmarshal(m.Data, &o); err != nil {
 				t.Fatalf("output %q: %v", m.Data, err)
 			}
-			last[sumsKey("sum-0", o.K)] = o.Sum
+			last[sumsKey(fmt.Sprintf("sum-%d", o.Input), o.K)] = o.Sum
 		}
-		diffSums(t, "last outputs on "+subject, last, want)
+		diffSums(t, "last outputs on "+subject, last, want[stage])
 	}
 }
 
@@ -241,6 +263,24 @@ func checkTrimmed(t *testing.T, cfg *config.Pipeline) {
 		case first <= 1:
 			t.Logf("exchange stream %s not trimmed: the run completed only %d checkpoints", e.Stream, ids[0])
 		}
+	}
+}
+
+// An operator that reads another operator's output and a source, in aligned mode (the
+// default) with checkpoints while records flow: the source's barrier is held until the
+// exchange's arrives at the producer's marker, and the state and outputs equal the reference.
+func TestGraphMixesExchangeAndSourceInputs(t *testing.T) {
+	s := newChainSetup(t, 2)
+	s.s2Source, s.interval = true, 50*time.Millisecond
+	cfg := s.load(t)
+	recs := sumRecords(1500, 30, 8) // both inputs: a through s1, b straight into s2
+	stats := runSums(t, cfg, s.options(), recs)
+	if stats.DeadLettered != 0 || stats.Restarts != 0 {
+		t.Errorf("stats %+v: nothing should fault or be dead-lettered", stats)
+	}
+	checkChain(t, s, cfg, recs)
+	if again := runSums(t, cfg, Options{}, nil); again.Processed != 0 || again.Read != 0 {
+		t.Errorf("the run after a graceful stop read %d and processed %d records, want none", again.Read, again.Processed)
 	}
 }
 
