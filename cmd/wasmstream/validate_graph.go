@@ -17,8 +17,8 @@ func printGraph(out io.Writer, g config.Graph) {
 	}
 }
 
-// notRunnableWarning tells validate's user that run will refuse what validate accepts, and why,
-// operator by operator.
+// notRunnableWarning tells validate's user that worker and deploy will refuse what validate
+// and run accept, and why, operator by operator.
 func notRunnableWarning(err error) string {
 	return "worker and deploy refuse this pipeline for now (run runs it): " + strings.ReplaceAll(err.Error(), "\n", "; ")
 }

@@ -50,6 +50,20 @@ func newChainSetup(t *testing.T, stages int) chainSetup {
 
 func (s chainSetup) load(t *testing.T) *config.Pipeline {
 	t.Helper()
+	path := filepath.Join(t.TempDir(), "pipeline.hcl")
+	if err := os.WriteFile(path, []byte(chainHCL(t, s)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// chainHCL is the pipeline file of s.
+func chainHCL(t *testing.T, s chainSetup) string {
+	t.Helper()
 	s2Key := s.s2Key
 	if s2Key == "" {
 		s2Key = `header = "Wasmstream-Key"`
@@ -107,15 +121,7 @@ operator "s2" {
 %s
 sink "final" { subject = %q }
 `, s.dataDir, s.port, sumSubjectA, s.module, s.module, s2Inputs, s2Key, s2Out, s3, chainSubjectFinal)
-	path := filepath.Join(t.TempDir(), "pipeline.hcl")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return src
 }
 
 // options are the run options of the setup: its checkpoint interval.
@@ -380,5 +386,26 @@ func TestGraphDeadLettersOutputsWithoutTheConsumerKey(t *testing.T) {
 	}
 	if out := readSubject(t, cfg, chainSubjectFinal); len(out) != 0 {
 		t.Errorf("%d outputs on %s, want none", len(out), chainSubjectFinal)
+	}
+}
+
+// Two operators reading one output are refused at Open, naming both and the output: their
+// positions would share the name of the input in the checkpoints.
+func TestGraphRefusesTwoReadersOfOneOutput(t *testing.T) {
+	s := newChainSetup(t, 3)
+	path := filepath.Join(t.TempDir(), "pipeline.hcl")
+	src := strings.Replace(chainHCL(t, s), `inputs      = ["s2.out"]`, `inputs      = ["s1.out"]`, 1)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = openRefused(t, cfg, Options{})
+	for _, want := range []string{`operator "s3": input "s1.out" is read by operator "s2" too`, "emit a second output"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Open: %v; want an error containing %q", err, want)
+		}
 	}
 }
