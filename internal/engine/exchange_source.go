@@ -90,10 +90,10 @@ func (s *source) routeExchange(ctx context.Context, msgs []natsio.Message) (done
 		}
 		start = i + 1
 		req, ok, err := s.onMarker(m)
-		if err != nil || !ok {
-			if err != nil {
-				return false, err
-			}
+		switch {
+		case err != nil:
+			return false, err
+		case !ok:
 			continue
 		}
 		if done, err := s.injectExchange(req); err != nil || done {
