@@ -71,7 +71,7 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, path string) 
 	if err != nil {
 		return err
 	}
-	if err := engine.CheckRunnable(cfg); err != nil {
+	if err := engine.CheckRunnable(cfg, engine.InCluster); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

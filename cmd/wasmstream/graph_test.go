@@ -15,7 +15,7 @@ import (
 )
 
 // graphPipeline is a pipeline whose operator score reads operator enrich's output: it loads
-// and validates, but no runtime runs it yet.
+// and validates, and runs in one process, but not yet in a cluster.
 const graphPipeline = `name = "fraud"
 data_dir = "./data"
 
@@ -52,17 +52,17 @@ sink "alerts" {
 }
 `
 
-// run, worker and deploy refuse a graph at once, naming the operator, its input and its
+// worker and deploy refuse a graph at once, naming the operator, its input and its
 // position, before they start a server, an observer, a data dir or a cluster asset: never a
 // silent skip of the edge or a half-run pipeline. (The server url points at a closed port: a
 // command that went on would fail differently.)
-func TestRunRefusesGraphs(t *testing.T) {
+func TestClusterRefusesGraphs(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pipeline.hcl")
 	if err := os.WriteFile(path, []byte(graphPipeline), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, verb := range []string{"run", "worker", "deploy"} {
+	for _, verb := range []string{"worker", "deploy"} {
 		t.Run(verb, func(t *testing.T) {
 			root := newRootCommand()
 			var out bytes.Buffer
@@ -73,7 +73,7 @@ func TestRunRefusesGraphs(t *testing.T) {
 			if !errors.Is(err, engine.ErrGraphNotRunnable) {
 				t.Fatalf("%s: err = %v, want ErrGraphNotRunnable\n%s", verb, err, out.String())
 			}
-			for _, want := range []string{path + ":23:1:", `operator "score"`, `input "enrich.out"`, "not yet runnable"} {
+			for _, want := range []string{path + ":23:1:", `operator "score"`, `input "enrich.out"`, "not yet runnable here in a cluster", "wasmstream run"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("%s: error %q lacks %q", verb, err, want)
 				}
@@ -126,8 +126,8 @@ operator "risk" {`)
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("validate printed\n%s\nwant the graph\n%s", out.String(), want)
 	}
-	const refused = `warning: run, worker and deploy refuse this pipeline for now: ` + "%s:%d:1: " +
-		`operator "audit": input "risk.out" is the output of operator "risk": dataflow graphs are validated but not yet runnable`
+	const refused = `warning: worker and deploy refuse this pipeline for now (run runs it): ` + "%s:%d:1: " +
+		`operator "audit": input "risk.out" is the output of operator "risk": dataflow graphs are not yet runnable here in a cluster`
 	if !strings.Contains(errOut.String(), fmt.Sprintf(refused, path, 20)) {
 		t.Errorf("validate's warnings\n%s\nlack\n%s", errOut.String(), fmt.Sprintf(refused, path, 20))
 	}

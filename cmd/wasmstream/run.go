@@ -86,7 +86,7 @@ func runPipeline(cmd *cobra.Command, g *globalFlags, f *runFlags, path string) e
 		return err
 	}
 	// Before the observer, the server or the cluster: a graph is refused whole, at once.
-	if err := engine.CheckRunnable(cfg); err != nil {
+	if err := engine.CheckRunnable(cfg, engine.InOneProcess); err != nil {
 		return err
 	}
 	ckOpts, err := f.checkpoint.options()

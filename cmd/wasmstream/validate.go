@@ -89,7 +89,7 @@ func validatePipeline(ctx context.Context, path string, warnTo io.Writer) (*vali
 			v.warnings = append(v.warnings, w.String())
 		}
 	}
-	if err := engine.CheckRunnable(cfg); err != nil {
+	if err := engine.CheckRunnable(cfg, engine.InCluster); err != nil {
 		v.warnings = append(v.warnings, notRunnableWarning(err))
 	}
 	v.warnings = append(v.warnings, engine.SinkWarnings(cfg)...)

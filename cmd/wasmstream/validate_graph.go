@@ -17,10 +17,10 @@ func printGraph(out io.Writer, g config.Graph) {
 	}
 }
 
-// notRunnableWarning tells validate's user that run will refuse what validate accepts, and why,
-// operator by operator.
+// notRunnableWarning tells validate's user that worker and deploy will refuse what validate
+// and run accept, and why, operator by operator.
 func notRunnableWarning(err error) string {
-	return "run, worker and deploy refuse this pipeline for now: " + strings.ReplaceAll(err.Error(), "\n", "; ")
+	return "worker and deploy refuse this pipeline for now (run runs it): " + strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
 // graphJSON is the "graph" of validate --json (docs/cli.md): the stages in topological order and

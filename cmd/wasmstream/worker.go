@@ -69,7 +69,7 @@ func runWorker(cmd *cobra.Command, g *globalFlags, f *workerFlags, path string) 
 		return err
 	}
 	// Before the observer, the server or the cluster: a graph is refused whole, at once.
-	if err := engine.CheckRunnable(cfg); err != nil {
+	if err := engine.CheckRunnable(cfg, engine.InCluster); err != nil {
 		return err
 	}
 	logger := newLogger(g, cfg)

@@ -12,7 +12,9 @@
 // that ever becomes visible; transactional outputs must never be visible
 // before their checkpoint completed, whole atomic batches only, exactly
 // once; idempotent ones exactly once after JetStream's deduplication;
-// at_least_once ones at least once, their duplicates counted. A NATS
+// at_least_once ones at least once, their duplicates counted. A dataflow
+// graph (two operators through an exchange stream) gets a kill loop of its
+// own (graph_killloop_test.go). A NATS
 // server restart or freeze of a few seconds mid-run must lose nothing
 // either, and the pipeline must ride it out without exiting
 // (server.outage_budget).

@@ -29,6 +29,10 @@ type pipelineSpec struct {
 	keyField    string // JSON field holding the record key
 	sources     []string
 	parallelism int
+	// upstream, when set, names an operator between the sources and the
+	// operator: the same module and key with two tasks, whose internal
+	// output "out" the operator reads through an exchange stream.
+	upstream string
 	// sink is the output sink's block; the zero value is the default
 	// (idempotent, ids from stream sequences).
 	sink sinkSpec
@@ -134,8 +138,14 @@ func (w *world) hcl() string {
 	}
 	window := cmp.Or(w.spec.sink.duplicateWindow, "10m")
 	fmt.Fprintf(&b, "stream %q {\n  subjects         = [\"out.>\"]\n  duplicate_window = %q\n}\n", outputStream, window)
+	inputs := quoteList(w.spec.sources)
+	if u := w.spec.upstream; u != "" {
+		fmt.Fprintf(&b, "operator %q {\n  module      = %q\n  inputs      = [%s]\n  key {\n    json_field = %q\n  }\n  parallelism = 2\n  internal_outputs = [\"out\"]\n}\n",
+			u, w.spec.module, inputs, w.spec.keyField)
+		inputs = quoteList([]string{u + ".out"})
+	}
 	fmt.Fprintf(&b, "operator %q {\n  module      = %q\n  inputs      = [%s]\n  key {\n    json_field = %q\n  }\n  parallelism = %d\n  outputs     = { out = \"results\" }\n}\n",
-		w.spec.operator, w.spec.module, quoteList(w.spec.sources), w.spec.keyField, w.spec.parallelism)
+		w.spec.operator, w.spec.module, inputs, w.spec.keyField, w.spec.parallelism)
 	b.WriteString("sink \"results\" {\n  subject = \"out.results\"\n")
 	if m := w.spec.sink.mode; m != "" {
 		fmt.Fprintf(&b, "  mode    = %q\n", m)
@@ -205,7 +215,8 @@ func (w *world) complete(t *testing.T, c *child) {
 }
 
 // covered reports whether the newest checkpoint's source positions are the
-// last sequences of the input streams.
+// last sequences of the input streams (and of the exchange stream, when the
+// pipeline has one).
 func (w *world) covered(t *testing.T) bool {
 	t.Helper()
 	m := w.manifest(t, w.newest(t))
@@ -214,7 +225,11 @@ func (w *world) covered(t *testing.T) bool {
 			return false
 		}
 	}
-	return len(m.Sources) == len(w.spec.sources)
+	inputs := len(w.spec.sources)
+	if w.spec.upstream != "" {
+		inputs++
+	}
+	return len(m.Sources) == inputs
 }
 
 func (w *world) root() string { return engine.CheckpointRoot(w.cfg) }

@@ -26,6 +26,7 @@ func (e checkpointEffects) PublishCheckpoint(ctx context.Context, id uint64) err
 }
 func (e checkpointEffects) AckSources(ctx context.Context, m checkpoint.Manifest) {
 	e.p.ackSources(ctx, m)
+	e.p.trimExchanges(ctx)
 }
 func (e checkpointEffects) MarkCleanStop(id uint64) error {
 	return recovery.WriteCleanStop(e.p.cfg.DataDir, id)

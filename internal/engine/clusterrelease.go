@@ -59,5 +59,5 @@ func (p *Pipeline) ReleaseTasks(tasks map[string][]int) error {
 }
 
 func (op *operator) hasTransactionalSink() bool {
-	return slices.ContainsFunc(op.sinks, func(s *sinkRef) bool { return s.cfg.Mode == config.ModeTransactional })
+	return slices.ContainsFunc(op.sinks, func(s *sinkRef) bool { return s != nil && s.cfg.Mode == config.ModeTransactional })
 }

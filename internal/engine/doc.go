@@ -40,6 +40,11 @@
 //   - The I/O edge (source.go, sourceack.go, outbox.go, deadletters.go,
 //     records.go, client.go) reads sources, routes records and barriers
 //     to tasks, and publishes outputs and dead letters.
+//   - The exchanges (exchange_*.go) carry an operator's outputs to the
+//     operators that read them, through JetStream streams with barrier
+//     markers in band (internal/exchange/FORMAT.md): the producer's tasks
+//     publish to them, a source per edge reads them (exchange_align.go
+//     decides, as a pure state machine, where it cuts each checkpoint).
 //   - recovery/ owns the data dir and chooses and checks the checkpoint a
 //     run restores; recovery.go here checks that the operators fit it.
 //   - control/ is the control plane over NATS request-reply.

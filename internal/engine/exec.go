@@ -133,7 +133,7 @@ func OpenExec(ctx context.Context, cfg *config.Pipeline, name string, store *sta
 	if oc == nil {
 		return nil, fmt.Errorf("pipeline %q has no operator %q; name one of its operator blocks", cfg.Name, name)
 	}
-	if err := operatorRunnable(oc); err != nil {
+	if err := operatorRunnable(oc, "by exec, which feeds one operator records of its own; run the pipeline with wasmstream run"); err != nil {
 		return nil, err
 	}
 	if opts.WorkDir == "" {
@@ -223,7 +223,7 @@ func (e *Exec) Process(ctx context.Context, recs []ExecRecord) error {
 	for i := range recs {
 		e.seq++
 		m := &natsio.Message{Stream: e.src.cfg.Stream, Sequence: e.seq, Subject: e.subject, Data: recs[i].Data, Header: recs[i].Header, Time: recs[i].Time}
-		key, err := e.op.recordKey(m)
+		key, err := e.op.recordKey(e.input, m)
 		if err != nil {
 			if err := e.p.keyFailure(ctx, e.op, e.src, m, err); err != nil {
 				return err

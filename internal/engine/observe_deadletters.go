@@ -16,7 +16,7 @@ const (
 	reasonTimeout       = "timeout"        // the batch ran past limits.batch_timeout
 	reasonMemoryLimit   = "memory_limit"   // the guest grew past limits.memory_pages
 	reasonABIMisuse     = "abi_misuse"     // the guest called a host function wrongly
-	reasonOutputRefused = "output_refused" // an output the sink cannot deliver (over max_payload)
+	reasonOutputRefused = "output_refused" // an output that cannot be delivered (over max_payload; no key for the operator reading it)
 	reasonOther         = "other"
 )
 

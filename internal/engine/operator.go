@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -20,14 +19,20 @@ import (
 // operator is one configured operator: its runtime, compiled module, the
 // sinks of its outputs and its parallel tasks.
 type operator struct {
-	p       *Pipeline
-	cfg     *config.Operator
-	rt      *host.Runtime
-	module  *host.Module
-	outputs []string // guest output names, sorted; index = host output index
+	p      *Pipeline
+	cfg    *config.Operator
+	rt     *host.Runtime
+	module *host.Module
+	// outputs are the guest output names: outputs (sorted), then internal_outputs; index =
+	// host output index. Each output goes to its sink (sinks; nil for an internal output) and
+	// to every operator that reads it (edges).
+	outputs []string
 	sinks   []*sinkRef
-	keyer   natsio.KeyExtractor
-	tasks   []*task
+	edges   [][]*exchangeEdge
+	// keyers are the key rules of the inputs, by input index: the input's key block, else the
+	// operator's.
+	keyers []natsio.KeyExtractor
+	tasks  []*task
 	// slots maps a task index to its place in tasks; -1: another worker
 	// of a cluster runs it (ClusterPart).
 	slots  []int
@@ -78,15 +83,19 @@ func (p *Pipeline) compilationCache() string {
 }
 
 func newOperator(p *Pipeline, oc *config.Operator, rt *host.Runtime, mod *host.Module) *operator {
-	op := &operator{p: p, cfg: oc, rt: rt, module: mod,
-		keyer: natsio.KeyExtractor{JSONField: oc.Key.JSONField, SubjectToken: oc.Key.SubjectToken, Header: oc.Key.Header}}
-	for name := range oc.Outputs {
-		op.outputs = append(op.outputs, name)
+	op := &operator{p: p, cfg: oc, rt: rt, module: mod, outputs: oc.OutputNames()}
+	for _, in := range oc.Inputs {
+		k := oc.KeyOf(in)
+		op.keyers = append(op.keyers, natsio.KeyExtractor{JSONField: k.JSONField, SubjectToken: k.SubjectToken, Header: k.Header})
 	}
-	sort.Strings(op.outputs)
 	for _, name := range op.outputs {
-		op.sinks = append(op.sinks, &sinkRef{cfg: p.cfg.Sink(oc.Outputs[name])})
+		var ref *sinkRef
+		if sc := p.cfg.Sink(oc.Outputs[name]); sc != nil {
+			ref = &sinkRef{cfg: sc}
+		}
+		op.sinks = append(op.sinks, ref)
 	}
+	op.edges = make([][]*exchangeEdge, len(op.outputs))
 	return op
 }
 
@@ -159,6 +168,14 @@ func (op *operator) applyTTLs(backend *state.Backend) error {
 		op.p.logger.Warn(w.String())
 	}
 	return nil
+}
+
+// outputIndex is the host output index of guest output name; -1 when undeclared.
+func (op *operator) outputIndex(name string) int { return slices.Index(op.outputs, name) }
+
+// writesExchanges reports whether another operator reads an output of op.
+func (op *operator) writesExchanges() bool {
+	return slices.ContainsFunc(op.edges, func(es []*exchangeEdge) bool { return len(es) > 0 })
 }
 
 // taskFor returns the place in op.tasks of the task owning key's key

@@ -23,11 +23,21 @@ import (
 // the record and what the operator emitted for it, and remembered in the
 // committed dead-letter set, so that a replay makes the same decision.
 
-// preparedOutput is an output of the accepted attempt, built for its sink.
+// preparedOutput is an output of the accepted attempt, built for one of its destinations: a
+// sink, or the exchange of an operator that reads it.
 type preparedOutput struct {
 	msg    natsio.OutMessage
-	sink   *sinkRef
-	origin execOrigin // the input record and guest output it came from
+	sink   *sinkRef      // nil for an exchange
+	edge   *exchangeEdge // nil for a sink
+	origin execOrigin    // the input record and guest output it came from
+}
+
+// destination names where out goes, for errors.
+func (out *preparedOutput) destination() string {
+	if out.edge != nil {
+		return fmt.Sprintf("exchange %s (stream %s)", out.edge.edge, out.edge.edge.StreamName())
+	}
+	return fmt.Sprintf("sink %q (subject %s)", out.sink.cfg.Name, out.sink.cfg.Subject)
 }
 
 func (t *task) resetPrepared() {
@@ -36,31 +46,57 @@ func (t *task) resetPrepared() {
 }
 
 // prepareOutputs is the batch's CheckOutputs: it builds every output of an
-// attempt into the message its sink sends (t.prepared) and refuses the
-// first record with an output over the server's max payload, with the
-// reason. recs are the batch the outputs' Record fields index.
+// attempt into the message each of its destinations sends (t.prepared): its
+// sink, and the exchange of every operator that reads it. It refuses the
+// first record with an output over the server's max payload, or one whose
+// key the reading operator cannot find (FORMAT.md §1), with the reason.
+// recs are the batch the outputs' Record fields index.
 func (t *task) prepareOutputs(recs []inputRecord, outs []host.Output) (int, string) {
 	t.resetPrepared()
-	limit := t.op.p.maxPayload()
-	ids := outputIDs{pipeline: t.op.p.cfg.Name, operator: t.op.cfg.Name}
 	for i := range outs {
 		o := &outs[i]
 		r := &recs[o.Record]
-		sink := t.op.sinks[o.Output]
-		msg := natsio.OutMessage{
-			Subject: sink.cfg.Subject,
-			MsgID:   ids.forRecord(sink.cfg.Mode, t.op.p.sources[r.source], r, o.Seq),
-			Data:    o.Value,
-			Header:  t.op.p.withProvenance(outputHeader(natsHeader(o.Headers), o.Key)),
+		if sink := t.op.sinks[o.Output]; sink != nil {
+			if reason := t.prepare(t.sinkOutput(sink, r, o), sink.cfg.Mode, o); reason != "" {
+				return o.Record, reason
+			}
 		}
-		if size := wireSize(sink.cfg.Mode, msg); limit > 0 && int64(size) > limit {
-			t.resetPrepared()
-			return o.Record, oversizeReason(t.op.p.cfg, o.Seq, sink.cfg, size, limit)
+		for _, e := range t.op.edges[o.Output] {
+			out, reason := t.exchangeOutput(e, r, o)
+			if reason == "" {
+				reason = t.prepare(out, config.ModeIdempotent, o)
+			}
+			if reason != "" {
+				t.resetPrepared()
+				return o.Record, reason
+			}
 		}
-		msg.Data = append([]byte(nil), o.Value...) // o.Value lives in the instance's arena
-		t.prepared = append(t.prepared, preparedOutput{msg: msg, sink: sink, origin: execOrigin{seq: r.msg.Sequence, output: o.Output}})
 	}
 	return -1, ""
+}
+
+// prepare adds out, built for a destination of the given mode, unless it is over the server's
+// max payload: then it returns the reason and forgets what it prepared.
+func (t *task) prepare(out preparedOutput, mode string, o *host.Output) string {
+	limit := t.op.p.maxPayload()
+	if size := wireSize(mode, out.msg); limit > 0 && int64(size) > limit {
+		t.resetPrepared()
+		return oversizeReason(t.op.p.cfg, o.Seq, out.destination(), size, limit)
+	}
+	out.msg.Data = append([]byte(nil), o.Value...) // o.Value lives in the instance's arena
+	t.prepared = append(t.prepared, out)
+	return ""
+}
+
+// sinkOutput is output o of record r as sink publishes it.
+func (t *task) sinkOutput(sink *sinkRef, r *inputRecord, o *host.Output) preparedOutput {
+	ids := outputIDs{pipeline: t.op.p.cfg.Name, operator: t.op.cfg.Name}
+	return preparedOutput{sink: sink, origin: execOrigin{seq: r.msg.Sequence, output: o.Output}, msg: natsio.OutMessage{
+		Subject: sink.cfg.Subject,
+		MsgID:   ids.forRecord(sink.cfg.Mode, t.op.p.sources[r.source], r, o.Seq),
+		Data:    o.Value,
+		Header:  t.op.p.withProvenance(outputHeader(natsHeader(o.Headers), o.Key)),
+	}}
 }
 
 // wireSize is what msg counts against max_payload when a sink of mode
@@ -74,9 +110,9 @@ func wireSize(mode string, msg natsio.OutMessage) int {
 
 // oversizeReason is the dead-letter reason of a record whose output seq
 // (0-based) does not fit.
-func oversizeReason(cfg *config.Pipeline, seq int, sink *config.Sink, size int, limit int64) string {
-	return fmt.Sprintf("output %d of the record (sink %q, subject %s) is %d bytes with its headers, over the server's max_payload of %d bytes, "+
-		"so it cannot be published; %s, or make the operator emit less", seq+1, sink.Name, sink.Subject, size, limit, raiseMaxPayload(cfg))
+func oversizeReason(cfg *config.Pipeline, seq int, destination string, size int, limit int64) string {
+	return fmt.Sprintf("output %d of the record (%s) is %d bytes with its headers, over the server's max_payload of %d bytes, "+
+		"so it cannot be published; %s, or make the operator emit less", seq+1, destination, size, limit, raiseMaxPayload(cfg))
 }
 
 // raiseMaxPayload says where the max payload of the pipeline's server is set.

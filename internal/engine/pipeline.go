@@ -32,8 +32,12 @@ type Pipeline struct {
 	sink      *natsio.Sink
 	sources   []*source
 	operators []*operator
-	dead      deadLetters
-	exec      *execCollector // set by OpenExec: outputs and dead letters are collected, not published
+	exchanges []*exchangeEdge // the edges between operators (exchange_edges.go)
+	// generation tells this run's barrier markers from those of every earlier run
+	// (FORMAT.md §5.2): the time Open started, in Unix nanoseconds.
+	generation uint64
+	dead       deadLetters
+	exec       *execCollector // set by OpenExec: outputs and dead letters are collected, not published
 
 	coord *coordinator.Driver
 	// tasks lists every task of every operator; a task's report names
@@ -86,12 +90,12 @@ var errPipelineFailed = coordinator.ErrStopped
 // (starting the embedded server when the config names none), ensures the
 // declared streams and positions every source after its last commit.
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
-	if err := CheckRunnable(cfg); err != nil {
+	if err := CheckRunnable(cfg, runnerOf(opts)); err != nil {
 		return nil, err
 	}
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
-	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), abandoned: make(chan struct{}), stopped: make(chan struct{}), crash: crashpoint.FromEnv(), upgradeStop: make(chan struct{})}
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, generation: uint64(started.UnixNano()), failed: make(chan struct{}), abandoned: make(chan struct{}), stopped: make(chan struct{}), crash: crashpoint.FromEnv(), upgradeStop: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			p.Close() // p, not the nil the failed return sets
@@ -124,6 +128,9 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if err := p.compile(ctx); err != nil {
 		return nil, err
 	}
+	if err := p.wireExchanges(); err != nil {
+		return nil, err
+	}
 	plan, lastID, err := p.planRecovery()
 	if err != nil {
 		return nil, err
@@ -137,6 +144,9 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 		}
 	}
 	p.warnDuplicateWindows(ctx)
+	if err := p.ensureExchanges(ctx); err != nil {
+		return nil, err
+	}
 	if err := p.openState(ctx); err != nil {
 		return nil, err
 	}
@@ -238,9 +248,11 @@ func (p *Pipeline) connect(ctx context.Context) error {
 }
 
 func (p *Pipeline) openSources(ctx context.Context) error {
-	for i := range p.cfg.Sources {
-		sc := &p.cfg.Sources[i]
+	for _, sc := range p.sourceConfigs() {
 		s := &source{p: p, index: len(p.sources), cfg: sc, eventID: eventIDExtractor(sc), barriers: make(chan barrierRequest, 1)}
+		if e := p.exchangeOf(sc); e != nil {
+			s.xin = newExchangeInput(e, p.generation)
+		}
 		s.consumers = p.consumersOf(sc.Name)
 		if len(s.consumers) == 0 {
 			p.logger.Warn("source feeds no operator; not reading it", "source", sc.Name)
@@ -269,8 +281,8 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 // checkSourcesBeforeRestore runs the stream checks of every source before
 // the live state is replaced, so a refused restore changes nothing.
 func (p *Pipeline) checkSourcesBeforeRestore(ctx context.Context) error {
-	for i := range p.cfg.Sources {
-		if _, err := p.startSequence(ctx, &p.cfg.Sources[i], true); err != nil {
+	for _, sc := range p.sourceConfigs() {
+		if _, err := p.startSequence(ctx, sc, true); err != nil {
 			return err
 		}
 	}

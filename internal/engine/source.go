@@ -22,6 +22,7 @@ type source struct {
 	src       streamReader
 	acker     *natsio.AckingSource // src when the stream needs acknowledgements; nil otherwise
 	consumers []consumer
+	xin       *exchangeInput // the source of an exchange edge; nil for a declared source
 	// position is the last stream sequence routed to the tasks.
 	position atomic.Uint64
 	read     atomic.Uint64
@@ -51,6 +52,9 @@ type consumer struct {
 const fetchWait = 20 * time.Millisecond
 
 func (s *source) run(ctx context.Context) error {
+	if s.xin != nil {
+		return s.runExchange(ctx)
+	}
 	for ctx.Err() == nil {
 		select {
 		case req := <-s.barriers:
@@ -136,7 +140,7 @@ func (s *source) route(ctx context.Context, msgs []natsio.Message) error {
 		chunks := make([][]inputRecord, len(c.op.tasks))
 		for i := range msgs {
 			m := &msgs[i]
-			key, err := c.op.recordKey(m)
+			key, err := c.op.recordKey(c.input, m)
 			if err != nil {
 				if err := s.p.keyFailure(ctx, c.op, s, m, err); err != nil {
 					return err

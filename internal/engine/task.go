@@ -278,12 +278,12 @@ func (t *task) publish(ctx context.Context) error {
 	}
 	for i := range t.prepared {
 		out := &t.prepared[i]
-		if out.sink.cfg.Mode == config.ModeTransactional && t.op.p.exec == nil {
+		if out.sink != nil && out.sink.cfg.Mode == config.ModeTransactional && t.op.p.exec == nil {
 			t.outbox.stage(out.msg)
 			continue
 		}
 		if err := t.op.p.deliver(ctx, out.msg, out.origin); err != nil {
-			return fmt.Errorf("operator %q: publish to sink %q (subject %s): %w", t.op.cfg.Name, out.sink.cfg.Name, out.sink.cfg.Subject, err)
+			return fmt.Errorf("operator %q: publish to %s: %w", t.op.cfg.Name, out.destination(), err)
 		}
 	}
 	t.emitted.Add(uint64(len(t.prepared)))

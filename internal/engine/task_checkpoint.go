@@ -89,7 +89,7 @@ func (t *task) apply(ctx context.Context, actions []protocol.TaskAction) error {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case protocol.Snapshot:
-			if err := t.snapshot(a); err != nil {
+			if err := t.snapshot(ctx, a); err != nil {
 				return err
 			}
 		case protocol.Ack:
@@ -124,9 +124,16 @@ func (t *task) apply(ctx context.Context, actions []protocol.TaskAction) error {
 // cut; the coordinator then takes the Pebble checkpoint. A flight of the
 // previous checkpoint still going is finished first. An error that leaves
 // the state unflushed fails the task: its cache no longer matches the store.
-func (t *task) snapshot(s protocol.Snapshot) error {
+// An operator that other operators read publishes its barrier markers to
+// them here, after every output of the records in the cut.
+func (t *task) snapshot(ctx context.Context, s protocol.Snapshot) error {
 	if err := t.landFlush(); err != nil {
 		return err
+	}
+	if t.op.writesExchanges() {
+		if err := t.publishMarkers(ctx, s.ID); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	r := protocol.TaskReport{Positions: s.Positions, Unaligned: s.Unaligned, Alignment: s.Alignment}

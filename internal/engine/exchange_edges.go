@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/exchange"
+	"github.com/wasmstream/wasmstream/internal/exchange/exchangejs"
+)
+
+// An exchange edge A.o -> B (internal/exchange/FORMAT.md) is a sink on the producer's side and
+// a source on the consumer's: A's tasks publish what they emit to o, through the pipeline's
+// idempotent sink, on the subject of B's key group for it, and a barrier marker on every
+// subject at each snapshot; one source of the pipeline, named like B's input ("A.o"), reads
+// the edge's stream and routes its records to B's tasks like any source's (exchange_source.go).
+
+// exchangeDuplicateWindow is how long an exchange stream remembers record ids: it must cover a
+// producer's replay, from the barrier of the oldest retained checkpoint to the end of a
+// recovery (FORMAT.md §2).
+const exchangeDuplicateWindow = 2 * time.Hour
+
+// exchangeEdge is one edge as the runtime wires it.
+type exchangeEdge struct {
+	edge     exchange.Edge
+	consumer *operator
+	input    uint32        // the index of the edge among the consumer's inputs
+	source   config.Source // the source that reads the edge's stream
+}
+
+// inputName is the consumer's input as its config writes it: "A.o".
+func (e *exchangeEdge) inputName() string { return e.consumer.cfg.Inputs[e.input] }
+
+// wireExchanges finds the pipeline's exchange edges and gives each producer output the edges
+// it feeds. Two operators reading one output are refused: their sources would share a name,
+// which the checkpoints key positions by.
+func (p *Pipeline) wireExchanges() error {
+	readers := map[string]string{}
+	for _, b := range p.operators {
+		for i, in := range b.cfg.Inputs {
+			r, ok := config.ParseInputRef(in)
+			if !ok || !r.IsOperatorOutput() {
+				continue
+			}
+			if other, dup := readers[in]; dup {
+				return config.Errorf(b.cfg.Range, "operator %q: input %q is read by operator %q too: one process runs one reader per operator output for now; "+
+					"emit a second output for the second reader", b.cfg.Name, in, other)
+			}
+			readers[in] = b.cfg.Name
+			if err := p.wireEdge(b, uint32(i), r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// wireEdge adds the edge of b's input r.
+func (p *Pipeline) wireEdge(b *operator, input uint32, r config.InputRef) error {
+	a := p.operator(r.Operator)
+	out := a.outputIndex(r.Output)
+	if out < 0 {
+		return config.Errorf(b.cfg.Range, "operator %q: input %q: operator %q declares no output %q", b.cfg.Name, r, r.Operator, r.Output)
+	}
+	e := &exchangeEdge{
+		edge:     exchange.Edge{Pipeline: p.cfg.Name, Producer: r.Operator, Output: r.Output, Consumer: b.cfg.Name},
+		consumer: b, input: input,
+	}
+	if err := e.edge.Validate(); err != nil {
+		return config.Errorf(b.cfg.Range, "operator %q: input %q: %w", b.cfg.Name, r, err)
+	}
+	e.source = config.Source{Name: r.String(), Stream: e.edge.StreamName(), Subject: e.edge.StreamSubject(), Range: b.cfg.Range}
+	a.edges[out] = append(a.edges[out], e)
+	p.exchanges = append(p.exchanges, e)
+	return nil
+}
+
+// ensureExchanges creates the stream of every edge, or checks the one that exists
+// (exchangejs.EnsureExchange: it never changes one).
+func (p *Pipeline) ensureExchanges(ctx context.Context) error {
+	for _, e := range p.exchanges {
+		spec := exchange.StreamSpec{Edge: e.edge, DuplicateWindow: exchangeDuplicateWindow, Replicas: 1}
+		if _, err := exchangejs.EnsureExchange(ctx, p.conn, spec); err != nil {
+			return fmt.Errorf("%s: operator %q: input %q: %w", config.Pos(e.consumer.cfg.Range), e.consumer.cfg.Name, e.inputName(), err)
+		}
+	}
+	return nil
+}
+
+// sourceConfigs are the sources the pipeline reads: the declared ones, then one per exchange
+// edge.
+func (p *Pipeline) sourceConfigs() []*config.Source {
+	out := make([]*config.Source, 0, len(p.cfg.Sources)+len(p.exchanges))
+	for i := range p.cfg.Sources {
+		out = append(out, &p.cfg.Sources[i])
+	}
+	for _, e := range p.exchanges {
+		out = append(out, &e.source)
+	}
+	return out
+}
+
+// exchangeOf is the edge whose source sc is; nil for a declared source.
+func (p *Pipeline) exchangeOf(sc *config.Source) *exchangeEdge {
+	for _, e := range p.exchanges {
+		if &e.source == sc {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wasmstream/wasmstream/internal/exchange"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// exchangeInput is what the source of an exchange edge adds to a source: the edge, and when to
+// inject the barriers the coordinator requests.
+type exchangeInput struct {
+	edge  *exchangeEdge
+	align *markerAlignment
+}
+
+func newExchangeInput(e *exchangeEdge, generation uint64) *exchangeInput {
+	return &exchangeInput{edge: e, align: newMarkerAlignment(generation, e.consumer.cfg.MaxParallelism)}
+}
+
+// runExchange is run for the source of an exchange edge. A barrier request is not injected at
+// once: the barrier goes in at the first marker of its checkpoint that the stream holds
+// (markerAlignment), in band, after the records before it. The pipeline's checkpoint mode
+// applies to declared sources only.
+func (s *source) runExchange(ctx context.Context) error {
+	for ctx.Err() == nil {
+		select {
+		case req := <-s.barriers:
+			if now, ok := s.xin.align.request(req); ok {
+				if done, err := s.injectExchange(now); err != nil || done {
+					return err
+				}
+			}
+		default:
+		}
+		msgs, err := s.src.Fetch(ctx, s.p.opts.FetchBatch, fetchWait)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return s.fetchError(err)
+		}
+		if len(msgs) == 0 {
+			continue
+		}
+		s.countRead(msgs)
+		s.routing.Store(true)
+		done, err := s.routeExchange(ctx, msgs)
+		s.routing.Store(false)
+		if err != nil || done {
+			return err
+		}
+	}
+	return nil
+}
+
+// countRead counts the records of msgs as read. Markers are not input: a pipeline whose
+// sources deliver nothing but the markers of its periodic checkpoints is idle.
+func (s *source) countRead(msgs []natsio.Message) {
+	records := 0
+	for i := range msgs {
+		if msgs[i].Header.Get(exchange.HeaderMarker) == "" {
+			records++
+			s.lastRecordTime.Store(msgs[i].Time.UnixNano())
+		}
+	}
+	if records > 0 {
+		s.lastData.Store(time.Now().UnixNano())
+		s.read.Add(uint64(records))
+	}
+}
+
+// routeExchange routes the records of msgs and acts on its markers, in stream order. done: the
+// final barrier went in, and the source stops.
+func (s *source) routeExchange(ctx context.Context, msgs []natsio.Message) (done bool, err error) {
+	start := 0
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Header.Get(exchange.HeaderMarker) == "" {
+			if err := s.exchangeEventTime(m); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if err := s.routeUpTo(ctx, msgs[start:i], m.Sequence); err != nil {
+			return false, err
+		}
+		start = i + 1
+		req, ok, err := s.onMarker(m)
+		switch {
+		case err != nil:
+			return false, err
+		case !ok:
+			continue
+		}
+		if done, err := s.injectExchange(req); err != nil || done {
+			return done, err
+		}
+	}
+	return false, s.routeUpTo(ctx, msgs[start:], msgs[len(msgs)-1].Sequence)
+}
+
+// routeUpTo routes recs (none: only the position moves) and sets the position to upTo.
+func (s *source) routeUpTo(ctx context.Context, recs []natsio.Message, upTo uint64) error {
+	if len(recs) > 0 {
+		if err := s.route(ctx, recs); err != nil {
+			return err
+		}
+	}
+	s.position.Store(upTo)
+	return nil
+}
+
+// onMarker reads a marker and returns the barrier to inject after it, if any.
+func (s *source) onMarker(m *natsio.Message) (barrierRequest, bool, error) {
+	e := s.xin.edge
+	mk, err := exchange.DecodeMarker(m.Data)
+	if err != nil {
+		return barrierRequest{}, false, fmt.Errorf("exchange %s: stream %s sequence %d: %w; the engine writes markers, so the stream was written to by something else, "+
+			"or by a newer wasmstream (upgrade this one)", e.edge, m.Stream, m.Sequence, err)
+	}
+	kg, ok := e.edge.KeyGroupOf(m.Subject, e.consumer.cfg.MaxParallelism)
+	if !ok {
+		return barrierRequest{}, false, fmt.Errorf("exchange %s: stream %s sequence %d: marker on subject %s, which is no key group of %d", e.edge, m.Stream, m.Sequence, m.Subject, e.consumer.cfg.MaxParallelism)
+	}
+	req, inject := s.xin.align.marker(mk, kg)
+	return req, inject, nil
+}
+
+// injectExchange injects req at the current position, in band: an exchange source's barrier
+// never overtakes the records before it. done: it was the final one.
+func (s *source) injectExchange(req barrierRequest) (done bool, err error) {
+	req.Overtaking = false
+	return req.Final, s.injectBarrier(req)
+}
+
+// exchangeEventTime makes the producer's event time (Wasmstream-Event-Time) the record's, in
+// place of the time the exchange stream stored it (FORMAT.md §3).
+func (s *source) exchangeEventTime(m *natsio.Message) error {
+	t, err := exchange.DecodeEventTime(m.Header.Get(exchange.HeaderEventTime))
+	if err != nil {
+		return fmt.Errorf("exchange %s: stream %s sequence %d: %w", s.xin.edge.edge, m.Stream, m.Sequence, err)
+	}
+	m.Time = t
+	return nil
+}
