@@ -35,9 +35,10 @@ func TestPaymentGraphExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	stats := runSumsWith(t, cfg, Options{}, func(p *Pipeline) error { return publishPaymentLines(p.Reach(), input) })
-	// accounts processes the 14 payments, merchants and regions the 13 accepted ones.
-	if stats.DeadLettered != 0 || stats.Processed != 14+13+13 {
-		t.Errorf("stats %+v: want 40 records processed and none dead-lettered", stats)
+	// accounts processes the 14 payments, merchants and regions the 13 accepted ones; accounts
+	// emits one record per accepted payment, merchants two, regions one (the README's run).
+	if stats.DeadLettered != 0 || stats.Processed != 14+13+13 || stats.Emitted != 13+2*13+13 {
+		t.Errorf("stats %+v: want 40 records processed, 52 emitted and none dead-lettered", stats)
 	}
 	md, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), paymentGraphDir, "README.md"))
 	if err != nil {
