@@ -57,23 +57,30 @@ func TestPaymentGraphExample(t *testing.T) {
 	}
 }
 
-// checkReadTranscript checks that subject holds the outputs the README's transcript of
-// `wasmstream read` shows for it ("SEQ SUBJECT VALUE" lines), in order. Sequences are not
-// compared: the two sinks share a stream, and how their outputs interleave depends on timing.
+// checkReadTranscript checks that subject holds the outputs that the README's transcript of
+// `wasmstream read --config ... --subject SUBJECT` shows ("SEQ SUBJECT VALUE" lines), in
+// order. Sequences are not compared: the two sinks share a stream, and how their outputs
+// interleave depends on timing.
 func checkReadTranscript(t *testing.T, cfg *config.Pipeline, md, subject string) {
 	t.Helper()
+	command := "$ bin/wasmstream read --config " + paymentGraphDir + "/pipeline.hcl --subject " + subject + "\n"
+	_, after, found := strings.Cut(md, command)
+	if !found {
+		t.Fatalf("README has no line %q", command)
+	}
 	var shown []string
-	for _, line := range strings.Split(md, "\n") {
+	for _, line := range strings.Split(after, "\n") {
 		seq, rest, _ := strings.Cut(line, " ")
-		if _, err := strconv.ParseUint(seq, 10, 64); err == nil && strings.HasPrefix(rest, subject+" ") {
-			shown = append(shown, strings.TrimPrefix(rest, subject+" "))
+		if _, err := strconv.ParseUint(seq, 10, 64); err != nil || !strings.HasPrefix(rest, subject+" ") {
+			break
 		}
+		shown = append(shown, strings.TrimPrefix(rest, subject+" "))
 	}
 	var stored []string
 	for _, m := range readSubject(t, cfg, subject) {
 		stored = append(stored, string(m.Data))
 	}
-	if len(shown) == 0 || strings.Join(shown, "\n") != strings.Join(stored, "\n") {
+	if strings.Join(shown, "\n") != strings.Join(stored, "\n") {
 		t.Errorf("README shows on %s:\n%s\nthe run stored:\n%s", subject, strings.Join(shown, "\n"), strings.Join(stored, "\n"))
 	}
 }
