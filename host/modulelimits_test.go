@@ -150,7 +150,7 @@ func TestTableWithoutMaximumCannotGrowPastTheLimit(t *testing.T) {
 // that a guest growing towards a limit is noticed here first.
 func TestShippedGuestsAreFarFromTheLimits(t *testing.T) {
 	lim := ModuleLimits{}.withDefaults()
-	for _, pkg := range []string{"./examples/payment-risk/operator", "./examples/payment-limits/operator"} {
+	for _, pkg := range []string{"./examples/payment-risk/operator", "./examples/payment-limits/operator", "./examples/payment-graph/accounts"} {
 		wasm := testutil.GoGuestBytes(t, pkg)
 		s, err := CheckStructure(wasm, lim)
 		if err != nil {

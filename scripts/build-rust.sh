@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Rust guests: the payment-risk example to
-# examples/payment-risk/rust/risk.wasm and the reference operators of
+# examples/payment-risk/rust/risk.wasm, payment-graph's merchants stage to
+# examples/payment-graph/merchants/merchants.wasm and the reference operators of
 # conformance/OPERATORS.md to conformance/build/rust/<operator>.wasm.
 #
 # Installs Debian's Rust toolchain (rustc 1.63, cargo, the wasm32 standard
@@ -61,6 +62,11 @@ echo "== payment-risk example"
 ex=examples/payment-risk/rust
 build_wasm "$ex"
 copy_module "$ex/target/wasm32-unknown-unknown/release/payment_risk.wasm" "$ex/risk.wasm"
+
+echo "== payment-graph example: the merchants stage"
+ex=examples/payment-graph/merchants
+build_wasm "$ex"
+copy_module "$ex/target/wasm32-unknown-unknown/release/merchants.wasm" "$ex/merchants.wasm"
 
 echo "== reference operators"
 ops=conformance/operators/rust

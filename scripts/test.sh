@@ -19,7 +19,9 @@ export CGO_ENABLED="${CGO_ENABLED:-1}"
 
 echo "== SDK tests in their own languages"
 ./scripts/build-assemblyscript.sh --test
-(cd sdk/rust && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --offline --quiet)
+for crate in sdk/rust examples/payment-graph/merchants; do
+  (cd "$crate" && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --offline --quiet)
+done
 
 echo "== go test ./..."
 go test -count=1 -timeout 20m ./...
