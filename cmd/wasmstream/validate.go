@@ -89,8 +89,8 @@ func validatePipeline(ctx context.Context, path string, warnTo io.Writer) (*vali
 			v.warnings = append(v.warnings, w.String())
 		}
 	}
-	if err := engine.CheckRunnable(cfg, engine.InCluster); err != nil {
-		v.warnings = append(v.warnings, notRunnableWarning(err))
+	if refused := engine.RefusedInCluster(cfg); len(refused) > 0 {
+		v.warnings = append(v.warnings, notRunnableWarning(refused))
 	}
 	v.warnings = append(v.warnings, engine.SinkWarnings(cfg)...)
 	v.warnings = append(v.warnings, payloadWarnings(ctx, cfg)...)

@@ -44,6 +44,18 @@ func CheckRunnable(cfg *config.Pipeline, runner Runner) error {
 	return errors.Join(errs...)
 }
 
+// RefusedInCluster names the operators that a cluster's workers refuse (CheckRunnable with
+// InCluster), in the file's order.
+func RefusedInCluster(cfg *config.Pipeline) []string {
+	var names []string
+	for i := range cfg.Operators {
+		if operatorRunnable(&cfg.Operators[i], "") != nil {
+			names = append(names, cfg.Operators[i].Name)
+		}
+	}
+	return names
+}
+
 // operatorRunnable refuses one operator that reads or feeds other operators, or keys an input
 // of its own; where says who cannot run it and what runs it instead.
 func operatorRunnable(oc *config.Operator, where string) error {
