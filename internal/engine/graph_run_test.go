@@ -39,6 +39,7 @@ type chainSetup struct {
 	s2Key           string        // the key block of s2's input block; "": the emitted key
 	s2Source        bool          // s2 reads source "b" too, as its second input
 	interval        time.Duration // checkpoint interval; 0: none but the final one
+	s2Parallelism   int           // the middle stage's; 0: 3
 }
 
 func newChainSetup(t *testing.T, stages int) chainSetup {
@@ -69,6 +70,10 @@ func chainHCL(t *testing.T, s chainSetup) string {
 		s2Key = `header = "Wasmstream-Key"`
 	}
 	s2Out, s3, s2Inputs := `{ out = "final" }`, "", `"s1.out"`
+	s2Parallelism := s.s2Parallelism
+	if s2Parallelism == 0 {
+		s2Parallelism = 3
+	}
 	if s.s2Source {
 		s2Inputs += `, "b"`
 		s3 += fmt.Sprintf("stream \"SUMB\" { subjects = [\"sumb.>\"] }\nsource \"b\" {\n  stream  = \"SUMB\"\n  subject = %q\n}\n", sumSubjectB)
@@ -110,7 +115,7 @@ operator "s1" {
 operator "s2" {
   module          = %q
   inputs          = [%s]
-  parallelism     = 3
+  parallelism     = %d
   max_parallelism = 32
   input "s1.out" {
     key { %s }
@@ -120,7 +125,7 @@ operator "s2" {
 }
 %s
 sink "final" { subject = %q }
-`, s.dataDir, s.port, sumSubjectA, s.module, s.module, s2Inputs, s2Key, s2Out, s3, chainSubjectFinal)
+`, s.dataDir, s.port, sumSubjectA, s.module, s.module, s2Inputs, s2Parallelism, s2Key, s2Out, s3, chainSubjectFinal)
 	return src
 }
 
@@ -302,43 +307,7 @@ func TestGraphRecoversFromCrash(t *testing.T) {
 	s.interval = 50 * time.Millisecond
 	cfg := s.load(t)
 	batch1, batch2 := chainRecords(1200, 30, 5), chainRecords(1200, 30, 6)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	opts := s.options()
-	opts.StopWhenIdle = -1
-	p, err := Open(ctx, cfg, quietOptions(t, opts))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fed := make(chan error, 1)
-	go func() {
-		err := sendSums(p.Reach(), batch1, 0)
-		for err == nil && p.Stats().Processed < uint64(len(batch1)) {
-			time.Sleep(time.Millisecond)
-		}
-		for err == nil && newestID(cfg) < 2 {
-			time.Sleep(time.Millisecond)
-		}
-		if err == nil {
-			err = sendSums(p.Reach(), batch2, 0)
-		}
-		p.fail(errSimulatedCrash) // with batch2 in flight
-		fed <- err
-	}()
-	runErr := p.Run(ctx)
-	if err := <-fed; err != nil {
-		t.Fatal(err)
-	}
-	crashed := p.Stats()
-	p.Close()
-	if !errors.Is(runErr, errSimulatedCrash) {
-		t.Fatalf("run: %v, want the simulated crash", runErr)
-	}
-	if crashed.Processed >= uint64(3*(len(batch1)+len(batch2))) {
-		t.Log("every record went through every stage before the crash: this run did not test a crash with records in flight")
-	}
-
+	crashMidInput(t, cfg, s.options(), batch1, batch2)
 	restored := runSums(t, cfg, Options{}, nil)
 	m := newestCheckpoint(t, cfg)
 	if m.Metrics.Recovery == nil {
@@ -348,6 +317,82 @@ func TestGraphRecoversFromCrash(t *testing.T) {
 		t.Log("the restored run processed nothing: the crash left nothing to replay")
 	}
 	checkChain(t, s, cfg, append(append([]sumRecord(nil), batch1...), batch2...))
+}
+
+// crashMidInput runs cfg on before until every record went through the first stage and a
+// checkpoint completed, then sends during and stops the run as a crash would (no final
+// checkpoint) with during in flight.
+func crashMidInput(t *testing.T, cfg *config.Pipeline, opts Options, before, during []sumRecord) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts.StopWhenIdle = -1
+	p, err := Open(ctx, cfg, quietOptions(t, opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	processedBefore := p.Stats().Processed
+	firstID := newestID(cfg)
+	fed := make(chan error, 1)
+	go func() {
+		err := sendSums(p.Reach(), before, 0)
+		for err == nil && p.Stats().Processed < processedBefore+uint64(len(before)) {
+			time.Sleep(time.Millisecond)
+		}
+		for err == nil && newestID(cfg) < firstID+2 {
+			time.Sleep(time.Millisecond)
+		}
+		if err == nil {
+			err = sendSums(p.Reach(), during, 0)
+		}
+		p.fail(errSimulatedCrash) // with during in flight
+		fed <- err
+	}()
+	runErr := p.Run(ctx)
+	if err := <-fed; err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if !errors.Is(runErr, errSimulatedCrash) {
+		t.Fatalf("run: %v, want the simulated crash", runErr)
+	}
+}
+
+// The middle stage of a three-stage graph rescales 2 -> 6 -> 3 from checkpoints: first from a
+// graceful stop's final checkpoint, then from the last periodic checkpoint of a run that
+// crashed with records in every stage and in the exchange streams. The key groups of the
+// middle stage move between tasks, the exchange streams (keyed by key group, not by task) are
+// read on from their recorded positions, and in the end every stage's state and every sink's
+// outputs equal the reference: none lost, none twice.
+func TestGraphRescalesTheMiddleStage(t *testing.T) {
+	skipInRacePass(t)
+	s := newChainSetup(t, 3)
+	s.interval = 50 * time.Millisecond
+	s.s2Parallelism = 2
+	b1, b2, b3, b4 := chainRecords(600, 30, 11), chainRecords(600, 30, 12), chainRecords(600, 30, 13), chainRecords(600, 30, 14)
+	var all []sumRecord
+	cfg := s.load(t)
+	runSums(t, cfg, s.options(), b1)
+	all = append(all, b1...)
+	checkChain(t, s, cfg, all)
+
+	s.s2Parallelism = 6
+	cfg = s.load(t)
+	crashMidInput(t, cfg, s.options(), b2, b3)
+	all = append(append(all, b2...), b3...)
+
+	s.s2Parallelism = 3
+	cfg = s.load(t)
+	runSums(t, cfg, Options{}, b4)
+	all = append(all, b4...)
+	m := newestCheckpoint(t, cfg)
+	if m.Metrics.Recovery == nil {
+		t.Fatalf("checkpoint %d: the run at parallelism 3 restored no checkpoint", m.ID)
+	}
+	if got := len(m.Operators[1].Tasks); m.Operators[1].Name != "s2" || got != 3 {
+		t.Errorf("checkpoint %d: operator %q has %d task entries, want s2 with 3", m.ID, m.Operators[1].Name, got)
+	}
+	checkChain(t, s, cfg, all)
 }
 
 // newestID is the newest checkpoint's id; 0 when none.
