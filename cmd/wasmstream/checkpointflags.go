@@ -15,7 +15,7 @@ func addCheckpointFlags(cmd *cobra.Command, f *checkpointFlags) {
 	fl.DurationVar(&f.interval, "checkpoint-interval", 0, "time between checkpoints (default: the config's checkpoint block, else 5s; a negative value: only on demand and at stop)")
 	fl.DurationVar(&f.timeout, "checkpoint-timeout", 0, "abort a checkpoint not complete after this (default: config, else 10m)")
 	fl.DurationVar(&f.minPause, "checkpoint-min-pause", 0, "least time between the end of a checkpoint and the next trigger")
-	fl.StringVar(&f.mode, "checkpoint-mode", "", "aligned or unaligned barriers at operators with several inputs (default: config, else aligned); an input that is another operator's output always cuts at the first barrier marker")
+	fl.StringVar(&f.mode, "checkpoint-mode", "", "aligned or unaligned barriers at operators with several inputs (default: config, else aligned); an input that is another operator's output cuts at the first barrier marker (aligned) or at once (unaligned)")
 	fl.DurationVar(&f.alignmentTimeout, "alignment-timeout", 0, "switch an aligned checkpoint to unaligned after waiting this long for barriers (0: config, else never)")
 	fl.IntVar(&f.retain, "checkpoint-retain", 0, "completed checkpoints kept (default: config, else 3)")
 }

@@ -43,6 +43,10 @@ func (a *markerAlignment) request(req barrierRequest) (barrierRequest, bool) {
 	return a.ready()
 }
 
+// cutNow forgets a pending request: an unaligned barrier went in at once instead, and
+// supersedes it.
+func (a *markerAlignment) cutNow() { a.pending = nil }
+
 // marker takes a marker read on the subject of keyGroup and returns the pending barrier when it
 // is to be injected right after the marker. Markers of another run (generation), of an older checkpoint
 // than the newest seen, and repeats change nothing.

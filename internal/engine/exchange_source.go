@@ -21,18 +21,19 @@ func newExchangeInput(e *exchangeEdge, generation uint64) *exchangeInput {
 	return &exchangeInput{edge: e, align: newMarkerAlignment(generation, e.consumer.cfg.MaxParallelism)}
 }
 
-// runExchange is run for the source of an exchange edge. A barrier request is not injected at
-// once: the barrier goes in at the first marker of its checkpoint that the stream holds
-// (markerAlignment), in band, after the records before it. The pipeline's checkpoint mode
-// applies to declared sources only.
+// runExchange is run for the source of an exchange edge. An aligned barrier request is not
+// injected at once: the barrier goes in at the first marker of its checkpoint that the stream
+// holds (markerAlignment), in band, after the records before it. An unaligned one (the
+// pipeline's checkpoint.mode, or a checkpoint the coordinator made unaligned) goes in at once,
+// where the source is: the records after it, however many the stream still holds, are read
+// again on restore, so the checkpoint does not wait for the source to read its backlog up to
+// the producers' markers.
 func (s *source) runExchange(ctx context.Context) error {
 	for ctx.Err() == nil {
 		select {
 		case req := <-s.barriers:
-			if now, ok := s.xin.align.request(req); ok {
-				if done, err := s.injectExchange(now); err != nil || done {
-					return err
-				}
+			if err := s.onExchangeRequest(req); err != nil || req.Final && s.xin.align.pending == nil {
+				return err
 			}
 		default:
 		}
@@ -53,6 +54,20 @@ func (s *source) runExchange(ctx context.Context) error {
 		if err != nil || done {
 			return err
 		}
+	}
+	return nil
+}
+
+// onExchangeRequest injects the barrier of req now when it is unaligned, or when a marker of it
+// was read already; otherwise markerAlignment keeps it for the marker.
+func (s *source) onExchangeRequest(req barrierRequest) error {
+	if req.Overtaking {
+		s.xin.align.cutNow()
+		return s.injectBarrier(req)
+	}
+	if now, ok := s.xin.align.request(req); ok {
+		_, err := s.injectExchange(now)
+		return err
 	}
 	return nil
 }
