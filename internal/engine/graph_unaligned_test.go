@@ -2,12 +2,16 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
@@ -29,6 +33,27 @@ type backlogSetup struct {
 	echo, slow   string
 	records      int
 	burnPerValue int
+}
+
+// newBacklogSetup builds the guests and loads the pipeline of records records, each asking the
+// lagging stage for burn iterations.
+func newBacklogSetup(t testing.TB, records, burn int) (backlogSetup, *config.Pipeline) {
+	t.Helper()
+	s := backlogSetup{dataDir: testutil.PrivateTempDir(t), port: testutil.FreePort(t), echo: testutil.GoGuest(t, echoPkg),
+		slow: testutil.GoGuest(t, slow2Pkg), records: records, burnPerValue: burn}
+	if tt, ok := t.(*testing.T); ok {
+		seedCompilationCache(tt, s.dataDir, s.echo)
+		seedCompilationCache(tt, s.dataDir, s.slow)
+	}
+	path := filepath.Join(t.TempDir(), "pipeline.hcl")
+	if err := os.WriteFile(path, []byte(backlogHCL(s)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, cfg
 }
 
 func backlogHCL(s backlogSetup) string {
@@ -76,18 +101,7 @@ func TestGraphUnalignedCutDoesNotWaitForTheBacklog(t *testing.T) {
 	skipInRacePass(t)
 	for _, mode := range []protocol.Mode{protocol.Unaligned, protocol.Aligned} {
 		t.Run(mode.String(), func(t *testing.T) {
-			s := backlogSetup{dataDir: testutil.PrivateTempDir(t), port: testutil.FreePort(t), echo: testutil.GoGuest(t, echoPkg),
-				slow: testutil.GoGuest(t, slow2Pkg), records: 1500, burnPerValue: 100000}
-			seedCompilationCache(t, s.dataDir, s.echo)
-			seedCompilationCache(t, s.dataDir, s.slow)
-			path := filepath.Join(t.TempDir(), "pipeline.hcl")
-			if err := os.WriteFile(path, []byte(backlogHCL(s)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg, _, err := config.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, cfg := newBacklogSetup(t, 1500, 100000)
 			cut, backlog := cutOverBacklog(t, cfg, s, mode)
 			t.Logf("%s: the consumer's tasks cut the exchange at %d with %d messages in it at the trigger", mode, cut, backlog)
 			switch {
@@ -145,7 +159,7 @@ func cutOverBacklog(t *testing.T, cfg *config.Pipeline, s backlogSetup, mode pro
 
 // publishBurns publishes s.records records of source "in", each asking for s.burnPerValue
 // iterations, over 8 keys.
-func publishBurns(t *testing.T, reach natsio.ServerOptions, s backlogSetup) {
+func publishBurns(t testing.TB, reach natsio.ServerOptions, s backlogSetup) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -168,7 +182,7 @@ func publishBurns(t *testing.T, reach natsio.ServerOptions, s backlogSetup) {
 }
 
 // lastSequence is the last sequence of stream, read on the pipeline's own connection.
-func lastSequence(t *testing.T, p *Pipeline, stream string) uint64 {
+func lastSequence(t testing.TB, p *Pipeline, stream string) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -181,4 +195,78 @@ func lastSequence(t *testing.T, p *Pipeline, stream string) uint64 {
 		t.Fatal(err)
 	}
 	return info.State.LastSeq
+}
+
+// BenchmarkGraphUnalignedCheckpointOverBacklog measures an unaligned checkpoint of a graph
+// whose two-input stage lags on its exchange input by 10k, 100k and 1M messages
+// (WASMSTREAM_BENCH_BACKLOGS, comma-separated, chooses others): from the trigger to the
+// checkpoint's completion. unread_messages is what the exchange still held after the cut at the
+// end: the checkpoint did not read it. scripts/bench-graph-backlog.sh runs it.
+func BenchmarkGraphUnalignedCheckpointOverBacklog(b *testing.B) {
+	for _, backlog := range benchBacklogs(b) {
+		b.Run(fmt.Sprintf("backlog=%d", backlog), func(b *testing.B) {
+			s, cfg := newBacklogSetup(b, backlog/2, 100_000)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+			defer cancel()
+			opts := Options{Logger: hclog.NewNullLogger(), StopWhenIdle: -1, Checkpoint: CheckpointOptions{Interval: -1, Mode: protocol.Unaligned, ModeSet: true}}
+			p, err := Open(ctx, cfg, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			ran := make(chan error, 1)
+			go func() { ran <- p.Run(ctx) }()
+			publishBurns(b, p.Reach(), s)
+			stream := exchange.Edge{Pipeline: cfg.Name, Producer: "e", Output: "out", Consumer: "lag"}.StreamName()
+			for lastSequence(b, p, stream) < uint64(backlog) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			b.ResetTimer()
+			start := time.Now()
+			var last TriggerResult
+			for range b.N {
+				if last, err = p.Trigger(ctx); err != nil || last.Error != "" {
+					b.Fatalf("trigger: %v %s", err, last.Error)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/checkpoint")
+			m, err := checkpoint.Read(CheckpointRoot(cfg), last.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var cut uint64
+			for _, op := range m.Operators {
+				for _, task := range op.Tasks {
+					cut = max(cut, task.Inputs["e.out"])
+				}
+			}
+			b.ReportMetric(float64(lastSequence(b, p, stream)-cut), "unread_messages")
+			// A graceful stop would drain the backlog for its final checkpoint: stop as a
+			// crash does instead.
+			p.fail(errBenchmarkDone)
+			if err := <-ran; !errors.Is(err, errBenchmarkDone) {
+				b.Fatalf("run: %v, want the benchmark's stop", err)
+			}
+		})
+	}
+}
+
+var errBenchmarkDone = errors.New("benchmark done")
+
+// benchBacklogs are the backlogs BenchmarkGraphUnalignedCheckpointOverBacklog measures.
+func benchBacklogs(b *testing.B) []int {
+	env := os.Getenv("WASMSTREAM_BENCH_BACKLOGS")
+	if env == "" {
+		return []int{10_000, 100_000, 1_000_000}
+	}
+	var out []int
+	for _, f := range strings.Split(env, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 {
+			b.Fatalf("WASMSTREAM_BENCH_BACKLOGS: %q is no backlog of at least 2 messages", f)
+		}
+		out = append(out, n)
+	}
+	return out
 }
