@@ -2,23 +2,34 @@ package crashtest
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 )
 
-// TestKillLoopGraph is the kill loop on a dataflow graph: operator "pre"
-// (two tasks) reads the source and emits to an internal output that
-// operator "sum" (two tasks) reads, re-keyed, through an exchange stream.
-// Kills land with records in both stages and in the exchange stream; the
-// final state of both operators must equal a crash-free run's, and every
-// output of the last stage must be stored exactly once.
+// TestKillLoopGraph is the kill loop on a three-stage dataflow graph:
+// operator "pre" (two tasks) reads the source and emits to an internal
+// output that operator "mid" (two tasks) reads, re-keyed, through an
+// exchange stream; "mid" feeds "sum" (two tasks) the same way. Kills land
+// with records in every stage and in both exchange streams; the final state
+// of the three operators must equal a crash-free run's, and every output
+// of the last stage must be stored exactly once. CRASHTEST_GRAPH_KILLS sets
+// the number of kills (the loop: 50).
 func TestKillLoopGraph(t *testing.T) {
 	t.Parallel()
 	records, keys, kills := 30_000, 500, 12
 	if testing.Short() {
 		records, keys, kills = 5_000, 100, 4
 	}
+	if n := os.Getenv("CRASHTEST_GRAPH_KILLS"); n != "" {
+		var err error
+		if kills, err = strconv.Atoi(n); err != nil || kills < 1 {
+			t.Fatalf("CRASHTEST_GRAPH_KILLS=%q: want a number of kills", n)
+		}
+		records = max(records, kills*2_500) // input left for every kill
+	}
 	spec := sumSpec(t, "a")
-	spec.upstream, spec.parallelism = "pre", 2
+	spec.upstream, spec.parallelism = []string{"pre", "mid"}, 2
 	runKillLoop(t, killLoopCase{
 		name: "graph kill loop", spec: spec, records: records, kills: kills,
 		publish: func(t *testing.T, w *world) { w.publish(t, "a", sumRecords("a", 1, records, keys)) },

@@ -29,10 +29,12 @@ type pipelineSpec struct {
 	keyField    string // JSON field holding the record key
 	sources     []string
 	parallelism int
-	// upstream, when set, names an operator between the sources and the
-	// operator: the same module and key with two tasks, whose internal
-	// output "out" the operator reads through an exchange stream.
-	upstream string
+	// upstream, when set, names operators between the sources and the
+	// operator, in order: the same module and key with two tasks each, each
+	// reading the internal output "out" of the one before (the first reads
+	// the sources) through an exchange stream; the operator reads the
+	// last's.
+	upstream []string
 	// sink is the output sink's block; the zero value is the default
 	// (idempotent, ids from stream sequences).
 	sink sinkSpec
@@ -139,7 +141,7 @@ func (w *world) hcl() string {
 	window := cmp.Or(w.spec.sink.duplicateWindow, "10m")
 	fmt.Fprintf(&b, "stream %q {\n  subjects         = [\"out.>\"]\n  duplicate_window = %q\n}\n", outputStream, window)
 	inputs := quoteList(w.spec.sources)
-	if u := w.spec.upstream; u != "" {
+	for _, u := range w.spec.upstream {
 		fmt.Fprintf(&b, "operator %q {\n  module      = %q\n  inputs      = [%s]\n  key {\n    json_field = %q\n  }\n  parallelism = 2\n  internal_outputs = [\"out\"]\n}\n",
 			u, w.spec.module, inputs, w.spec.keyField)
 		inputs = quoteList([]string{u + ".out"})
@@ -225,11 +227,7 @@ func (w *world) covered(t *testing.T) bool {
 			return false
 		}
 	}
-	inputs := len(w.spec.sources)
-	if w.spec.upstream != "" {
-		inputs++
-	}
-	return len(m.Sources) == inputs
+	return len(m.Sources) == len(w.spec.sources)+len(w.spec.upstream)
 }
 
 func (w *world) root() string { return engine.CheckpointRoot(w.cfg) }
