@@ -17,7 +17,7 @@ import (
 func TestPublishAtomicBatchFrozenServer(t *testing.T) {
 	srv := embedded(t)
 	ensureAtomicStream(t, srv, "OUT", "out.>")
-	proxy := testutil.StartFreezeProxy(t, portOf(t, srv.ClientURL()))
+	proxy := testutil.StartFreezeProxyFor(t, srv.ClientURL())
 	c := external(t, proxy.URL)
 	msgs := outMsgs("out.x", "f", 100)
 	proxy.Freeze()
@@ -44,7 +44,7 @@ func TestPublishAtomicBatchFrozenServer(t *testing.T) {
 func TestPublishAtomicBatchesDropAfterCommitSent(t *testing.T) {
 	srv := embedded(t)
 	ensureAtomicStream(t, srv, "OUT", "out.>")
-	proxy := testutil.StartFreezeProxy(t, portOf(t, srv.ClientURL()))
+	proxy := testutil.StartFreezeProxyFor(t, srv.ClientURL())
 	c := external(t, proxy.URL)
 	msgs := outMsgs("out.x", "d", 300)
 	batches := splitInto(t, "d", msgs, 100)

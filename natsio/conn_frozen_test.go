@@ -23,7 +23,7 @@ const frozenRequestLimit = 20 * time.Second
 // request of a worker waited out a frozen node for tens of seconds.
 func TestRequestEndsWhileReconnectingToAFrozenServer(t *testing.T) {
 	srv := embedded(t)
-	proxy := testutil.StartFreezeProxy(t, portOf(t, srv.ClientURL()))
+	proxy := testutil.StartFreezeProxyFor(t, srv.ClientURL())
 	long, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c, err := Connect(long, ServerOptions{URL: proxy.URL})

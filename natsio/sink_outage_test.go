@@ -145,7 +145,7 @@ const frozenNoticeLimit = 30 * time.Second
 func TestSinkRidesOutFrozenServer(t *testing.T) {
 	srv := embedded(t)
 	ensureStream(t, srv, "OUT", "out.>")
-	proxy := testutil.StartFreezeProxy(t, portOf(t, srv.ClientURL()))
+	proxy := testutil.StartFreezeProxyFor(t, srv.ClientURL())
 	c := external(t, proxy.URL)
 	lost := c.NC.StatusChanged(nats.DISCONNECTED, nats.RECONNECTING)
 	s := c.NewSink(0)

@@ -23,7 +23,7 @@ func TestSinkResendsOnlyThroughItsGate(t *testing.T) {
 		t.Run(fmt.Sprintf("refuse=%t", refuse), func(t *testing.T) {
 			srv := embedded(t)
 			ensureStream(t, srv, "OUT", "out.>")
-			proxy := testutil.StartFreezeProxy(t, portOf(t, srv.ClientURL()))
+			proxy := testutil.StartFreezeProxyFor(t, srv.ClientURL())
 			c := externalWith(t, ServerOptions{URL: proxy.URL, NoReconnectBuffer: true})
 			lost := c.NC.StatusChanged(nats.DISCONNECTED, nats.RECONNECTING)
 			asked := make(chan struct{}, 1)

@@ -438,8 +438,15 @@ func diffSums(t *testing.T, what string, got, want map[string]int64) {
 // output stored for it: the running total the sink saw last.
 func lastOutputSums(t *testing.T, cfg *config.Pipeline) map[string]int64 {
 	t.Helper()
+	return lastSums(t, readSubject(t, cfg, sumSubjectOut))
+}
+
+// lastSums is the sum the last of msgs (sum2 outputs) carries for each
+// input and key.
+func lastSums(t *testing.T, msgs []natsio.Message) map[string]int64 {
+	t.Helper()
 	last := map[string]int64{}
-	for _, m := range readSubject(t, cfg, sumSubjectOut) {
+	for _, m := range msgs {
 		var o struct {
 			K     string `json:"k"`
 			Input int    `json:"input"`

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -197,19 +196,7 @@ func checkChain(t *testing.T, s chainSetup, cfg *config.Pipeline, recs []sumReco
 		if len(msgs) != len(recs) {
 			t.Errorf("sink subject %s holds %d outputs, want one per record: %d", subject, len(msgs), len(recs))
 		}
-		last := map[string]int64{}
-		for _, m := range msgs {
-			var o struct {
-				K     string `json:"k"`
-				Input int    `json:"input"`
-				Sum   int64  `json:"sum"`
-			}
-			if err := json.Unmarshal(m.Data, &o); err != nil {
-				t.Fatalf("output %q: %v", m.Data, err)
-			}
-			last[sumsKey(fmt.Sprintf("sum-%d", o.Input), o.K)] = o.Sum
-		}
-		diffSums(t, "last outputs on "+subject, last, want[stage])
+		diffSums(t, "last outputs on "+subject, lastSums(t, msgs), want[stage])
 	}
 }
 

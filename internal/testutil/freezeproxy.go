@@ -3,6 +3,8 @@ package testutil
 import (
 	"errors"
 	"net"
+	"net/url"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -44,6 +46,21 @@ func StartFreezeProxy(t testing.TB, port int) *FreezeProxy {
 		p.closeAll()
 	})
 	return p
+}
+
+// StartFreezeProxyFor is StartFreezeProxy in front of the server whose
+// client URL (nats://127.0.0.1:PORT) is clientURL.
+func StartFreezeProxyFor(t testing.TB, clientURL string) *FreezeProxy {
+	t.Helper()
+	u, err := url.Parse(clientURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		t.Fatalf("client URL %s: %v", clientURL, err)
+	}
+	return StartFreezeProxy(t, port)
 }
 
 func (p *FreezeProxy) accept() {

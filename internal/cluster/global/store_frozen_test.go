@@ -2,8 +2,6 @@ package global_test
 
 import (
 	"errors"
-	"net/url"
-	"strconv"
 	"testing"
 	"time"
 
@@ -76,15 +74,7 @@ func frozenObjectStore(t *testing.T) (jetstream.ObjectStore, *testutil.FreezePro
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	u, err := url.Parse(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := strconv.Atoi(u.Port())
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := testutil.StartFreezeProxy(t, port)
+	proxy := testutil.StartFreezeProxyFor(t, srv.ClientURL())
 	c, err := natsio.Connect(testCtx(t), natsio.ServerOptions{URL: proxy.URL})
 	if err != nil {
 		t.Fatal(err)

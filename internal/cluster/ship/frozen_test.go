@@ -2,8 +2,6 @@ package ship_test
 
 import (
 	"errors"
-	"net/url"
-	"strconv"
 	"testing"
 	"time"
 
@@ -24,15 +22,7 @@ const frozenLimit = time.Minute
 // waited on such a put after a SIGKILL of the Object Store's leader.
 func TestUploadGivesUpOnAFrozenServer(t *testing.T) {
 	srv, _ := objectStore(t)
-	u, err := url.Parse(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := strconv.Atoi(u.Port())
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := testutil.StartFreezeProxy(t, port)
+	proxy := testutil.StartFreezeProxyFor(t, srv.ClientURL())
 	c, err := natsio.Connect(testCtx(t), natsio.ServerOptions{URL: proxy.URL})
 	if err != nil {
 		t.Fatal(err)
