@@ -13,8 +13,9 @@
 // before their checkpoint completed, whole atomic batches only, exactly
 // once; idempotent ones exactly once after JetStream's deduplication;
 // at_least_once ones at least once, their duplicates counted. A dataflow
-// graph (two operators through an exchange stream) gets a kill loop of its
-// own (graph_killloop_test.go). A NATS
+// graph (three operators through two exchange streams) gets a kill loop of
+// its own (graph_killloop_test.go; CRASHTEST_GRAPH_KILLS=50 runs the
+// issue's 50 kills). A NATS
 // server restart or freeze of a few seconds mid-run must lose nothing
 // either, and the pipeline must ride it out without exiting
 // (server.outage_budget).
