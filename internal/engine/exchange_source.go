@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -37,12 +36,9 @@ func (s *source) runExchange(ctx context.Context) error {
 			}
 		default:
 		}
-		msgs, err := s.src.Fetch(ctx, s.p.opts.FetchBatch, fetchWait)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-				return nil
-			}
-			return s.fetchError(err)
+		msgs, stop, err := s.fetch(ctx)
+		if stop || err != nil {
+			return err
 		}
 		if len(msgs) == 0 {
 			continue

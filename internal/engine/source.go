@@ -63,12 +63,9 @@ func (s *source) run(ctx context.Context) error {
 			}
 		default:
 		}
-		msgs, err := s.src.Fetch(ctx, s.p.opts.FetchBatch, fetchWait)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-				return nil
-			}
-			return s.fetchError(err)
+		msgs, stop, err := s.fetch(ctx)
+		if stop || err != nil {
+			return err
 		}
 		if len(msgs) == 0 {
 			continue
@@ -84,6 +81,20 @@ func (s *source) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// fetch reads the next messages (none after fetchWait without data). stop:
+// the run ended (its context, or a cancelled fetch), and the source ends
+// without an error.
+func (s *source) fetch(ctx context.Context) (msgs []natsio.Message, stop bool, err error) {
+	msgs, err = s.src.Fetch(ctx, s.p.opts.FetchBatch, fetchWait)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+			return nil, true, nil
+		}
+		return nil, false, s.fetchError(err)
+	}
+	return msgs, false, nil
 }
 
 // fetchError says what stopped the source and what the user can do. The
