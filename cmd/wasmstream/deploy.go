@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/deploy"
-	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 type deployFlags struct {
@@ -27,6 +26,7 @@ func newDeployCommand(g *globalFlags) *cobra.Command {
 		Short: "Prepare a cluster pipeline's NATS before its workers start, optionally from a savepoint",
 		Long: `Deploy prepares the NATS JetStream cluster of a pipeline with a cluster block (a pipeline
 run by "wasmstream worker") before any traffic: it creates the declared streams, the
+dead-letter stream, the exchange streams between operators of a dataflow graph, the
 control bucket (KV wasmstream-<pipeline>) and the state Object Store
 (wasmstream-<pipeline>-state) with cluster.replicas replicas, as the first worker would,
 and prints which existed already. Creating replicated assets is best done before the
@@ -69,9 +69,6 @@ func runDeploy(cmd *cobra.Command, g *globalFlags, f *deployFlags, path string) 
 	}
 	cfg, err := loadConfig(path, cmd.ErrOrStderr())
 	if err != nil {
-		return err
-	}
-	if err := engine.CheckRunnable(cfg, engine.InCluster); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -85,10 +85,6 @@ func runPipeline(cmd *cobra.Command, g *globalFlags, f *runFlags, path string) e
 	if err != nil {
 		return err
 	}
-	// Before the observer, the server or the cluster: a graph is refused whole, at once.
-	if err := engine.CheckRunnable(cfg, engine.InOneProcess); err != nil {
-		return err
-	}
 	ckOpts, err := f.checkpoint.options()
 	if err != nil {
 		return err

@@ -89,9 +89,6 @@ func validatePipeline(ctx context.Context, path string, warnTo io.Writer) (*vali
 			v.warnings = append(v.warnings, w.String())
 		}
 	}
-	if refused := engine.RefusedInCluster(cfg); len(refused) > 0 {
-		v.warnings = append(v.warnings, notRunnableWarning(refused))
-	}
 	v.warnings = append(v.warnings, engine.SinkWarnings(cfg)...)
 	v.warnings = append(v.warnings, payloadWarnings(ctx, cfg)...)
 	return v, nil

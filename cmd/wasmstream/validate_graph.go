@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 )
@@ -15,21 +14,6 @@ func printGraph(out io.Writer, g config.Graph) {
 	for _, line := range nonEmptyLines(g.String()) {
 		fmt.Fprintf(out, "    %s\n", line)
 	}
-}
-
-// notRunnableWarning tells validate's user that worker and deploy will refuse what validate
-// and run accept, naming the operators; their own refusal says why for each, at its line.
-func notRunnableWarning(operators []string) string {
-	return fmt.Sprintf("worker and deploy refuse this pipeline for now: operators %s read or feed other operators, and dataflow graphs run in one process (wasmstream run)",
-		strings.Join(quoteAll(operators), ", "))
-}
-
-func quoteAll(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = fmt.Sprintf("%q", n)
-	}
-	return out
 }
 
 // graphJSON is the "graph" of validate --json (docs/cli.md): the stages in topological order and

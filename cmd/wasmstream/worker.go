@@ -68,10 +68,6 @@ func runWorker(cmd *cobra.Command, g *globalFlags, f *workerFlags, path string) 
 	if err != nil {
 		return err
 	}
-	// Before the observer, the server or the cluster: a graph is refused whole, at once.
-	if err := engine.CheckRunnable(cfg, engine.InCluster); err != nil {
-		return err
-	}
 	logger := newLogger(g, cfg)
 	if ctx.Err() != nil {
 		logger.Info("stopped before joining")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go"
@@ -213,8 +214,14 @@ func (p *Pipeline) persistPart(ctx context.Context, m checkpoint.Manifest) (chec
 // checkpoints are numbered by the cluster coordinator), unaligned whatever
 // the pipeline's mode when unaligned (a cluster's handover checkpoint, so
 // that queued records do not delay it), and waits until it completed or
-// failed.
-func (p *Pipeline) TriggerID(ctx context.Context, id uint64, unaligned bool) (TriggerResult, error) {
+// failed. generation is the cluster coordinator's that asks (0: none): the
+// part's exchange markers carry the newest one it was given, and its
+// exchange inputs align on the markers of the newest one they saw
+// (internal/exchange/FORMAT.md §5.2).
+func (p *Pipeline) TriggerID(ctx context.Context, id, generation uint64, unaligned bool) (TriggerResult, error) {
+	if p.opts.Cluster != nil {
+		raiseTo(&p.generation, generation)
+	}
 	answer := make(chan TriggerResult, 1)
 	if err := p.coord.AskID(ctx, id, unaligned, answer, p.stopped); err != nil {
 		return TriggerResult{}, err
@@ -226,6 +233,12 @@ func (p *Pipeline) TriggerID(ctx context.Context, id uint64, unaligned bool) (Tr
 		return TriggerResult{}, errors.New("the pipeline stopped before the checkpoint completed")
 	case <-ctx.Done():
 		return TriggerResult{}, ctx.Err()
+	}
+}
+
+// raiseTo sets v to n when n is larger: generations only grow.
+func raiseTo(v *atomic.Uint64, n uint64) {
+	for old := v.Load(); n > old && !v.CompareAndSwap(old, n); old = v.Load() {
 	}
 }
 

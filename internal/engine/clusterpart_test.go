@@ -56,11 +56,11 @@ func TestClusterPartRunsOnlyItsTasks(t *testing.T) {
 	publishSums(t, p.Reach(), recs)
 	waitUntil(t, "the part to process its records", func() bool { return p.Stats().Processed == uint64(len(ours)) })
 
-	r, err := p.TriggerID(ctx, 7, false)
+	r, err := p.TriggerID(ctx, 7, 1, false)
 	if err != nil || r.Error != "" || r.ID != 7 {
 		t.Fatalf("TriggerID(7) = %+v, %v; want checkpoint 7", r, err)
 	}
-	if r, _ := p.TriggerID(ctx, 5, false); !strings.Contains(r.Error, "stale") {
+	if r, _ := p.TriggerID(ctx, 5, 1, false); !strings.Contains(r.Error, "stale") {
 		t.Errorf("TriggerID(5) after 7 = %+v; want a stale-id error", r)
 	}
 	stop()

@@ -39,7 +39,7 @@ func TestReleasedTasksStopWhileTheOthersGoOn(t *testing.T) {
 	waitUntil(t, "the kept tasks' records published after the release", func() bool {
 		return p.Stats().Processed == uint64(len(before)+len(kept))
 	})
-	if r, err := p.TriggerID(ctx, 3, true); err != nil || r.Error != "" {
+	if r, err := p.TriggerID(ctx, 3, 1, true); err != nil || r.Error != "" {
 		t.Fatalf("checkpoint after the release: %+v, %v", r, err)
 	}
 	stop()

@@ -37,7 +37,7 @@ func UpgradeSubject(pipeline string) string { return control.UpgradeSubject(pipe
 // Trigger asks for a checkpoint now (or the one in progress) and waits
 // until it completes or fails (control.Handler).
 func (p *Pipeline) Trigger(ctx context.Context) (TriggerResult, error) {
-	return p.TriggerID(ctx, 0, false)
+	return p.TriggerID(ctx, 0, 0, false)
 }
 
 // TriggerCheckpoint asks the running pipeline of cfg for a checkpoint and

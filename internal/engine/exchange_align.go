@@ -17,8 +17,12 @@ import "github.com/wasmstream/wasmstream/internal/exchange"
 // of the checkpoint only decides when to cut: soon after the producers took their barrier, so
 // that little is replayed.
 type markerAlignment struct {
-	generation uint64 // this run's: markers of other runs are ignored
+	generation uint64 // the run's (or, following, the newest seen): markers of others are ignored
 	keyGroups  int    // copies of one producer task's marker: one per key-group subject
+	// follow: a cluster part's checkpoints come from whichever coordinator leads, and the
+	// markers of a newer coordinator (a larger generation: the lease's revision) supersede
+	// the older one's, whether its request or one of its markers comes first.
+	follow bool
 
 	pending *barrierRequest // requested and not yet injected
 	seen    uint64          // the newest checkpoint of this generation a marker was read of
@@ -32,15 +36,27 @@ type markerCopy struct {
 	keyGroup int
 }
 
-func newMarkerAlignment(generation uint64, keyGroups int) *markerAlignment {
-	return &markerAlignment{generation: generation, keyGroups: keyGroups, copies: map[markerCopy]bool{}}
+func newMarkerAlignment(generation uint64, keyGroups int, follow bool) *markerAlignment {
+	return &markerAlignment{generation: generation, keyGroups: keyGroups, follow: follow, copies: map[markerCopy]bool{}}
 }
 
-// request takes the coordinator's barrier request. It returns the barrier to inject at once,
-// if any: when a marker of the checkpoint, or of a newer one, was read already.
-func (a *markerAlignment) request(req barrierRequest) (barrierRequest, bool) {
+// request takes the coordinator's barrier request, asked by the coordinator of generation (a
+// following alignment adopts it when newer). It returns the barrier to inject at once, if any:
+// when a marker of the checkpoint, or of a newer one, was read already.
+func (a *markerAlignment) request(req barrierRequest, generation uint64) (barrierRequest, bool) {
+	a.adopt(generation)
 	a.pending = &req
 	return a.ready()
+}
+
+// adopt makes a newer generation the one whose markers count, when following: what was seen
+// of the older one says nothing about the newer one's checkpoints, whose ids may repeat.
+func (a *markerAlignment) adopt(generation uint64) {
+	if !a.follow || generation <= a.generation {
+		return
+	}
+	a.generation, a.seen, a.tasks = generation, 0, 0
+	clear(a.copies)
 }
 
 // cutNow forgets a pending request: an unaligned barrier went in at once instead, and
@@ -51,6 +67,7 @@ func (a *markerAlignment) cutNow() { a.pending = nil }
 // is to be injected right after the marker. Markers of another run (generation), of an older checkpoint
 // than the newest seen, and repeats change nothing.
 func (a *markerAlignment) marker(m exchange.Marker, keyGroup int) (barrierRequest, bool) {
+	a.adopt(m.Generation)
 	if m.Generation != a.generation || m.Checkpoint < a.seen {
 		return barrierRequest{}, false
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/exchange"
 	"github.com/wasmstream/wasmstream/internal/exchange/exchangejs"
+	"github.com/wasmstream/wasmstream/natsio"
 )
 
 // An exchange edge A.o -> B (internal/exchange/FORMAT.md) is a sink on the producer's side and
@@ -76,16 +77,36 @@ func (p *Pipeline) wireEdge(b *operator, input uint32, r config.InputRef) error 
 	return nil
 }
 
-// ensureExchanges creates the stream of every edge, or checks the one that exists
-// (exchangejs.EnsureExchange: it never changes one).
+// ensureExchanges creates the stream of every edge, or checks the one that exists.
 func (p *Pipeline) ensureExchanges(ctx context.Context) error {
-	for _, e := range p.exchanges {
-		spec := exchange.StreamSpec{Edge: e.edge, DuplicateWindow: exchangeDuplicateWindow, Replicas: 1}
-		if _, err := exchangejs.EnsureExchange(ctx, p.conn, spec); err != nil {
-			return fmt.Errorf("%s: operator %q: input %q: %w", config.Pos(e.consumer.cfg.Range), e.consumer.cfg.Name, e.inputName(), err)
+	_, err := EnsureExchanges(ctx, p.cfg, p.conn)
+	return err
+}
+
+// EnsureExchanges creates the exchange stream of every edge of cfg (an operator reading
+// another's output), with cfg.ExchangeReplicas replicas, or checks the one that exists
+// (exchangejs.EnsureExchange: it never changes one), and returns the streams' names in the
+// config's order. `wasmstream deploy` calls it for a cluster, so that replicated streams are
+// created before the workers start.
+func EnsureExchanges(ctx context.Context, cfg *config.Pipeline, conn *natsio.Conn) ([]string, error) {
+	var names []string
+	for _, ce := range configEdges(cfg) {
+		spec := exchange.StreamSpec{Edge: ce.edge, DuplicateWindow: exchangeDuplicateWindow, Replicas: cfg.ExchangeReplicas()}
+		if _, err := exchangejs.EnsureExchange(ctx, conn, spec); err != nil {
+			return nil, fmt.Errorf("%s: operator %q: input %q: %w", config.Pos(cfg.Operator(ce.edge.Consumer).Range), ce.edge.Consumer, ce.input, err)
 		}
+		names = append(names, ce.edge.StreamName())
 	}
-	return nil
+	return names, nil
+}
+
+// ExchangeStreams names the exchange streams of cfg's edges, in the config's order.
+func ExchangeStreams(cfg *config.Pipeline) []string {
+	var names []string
+	for _, ce := range configEdges(cfg) {
+		names = append(names, ce.edge.StreamName())
+	}
+	return names
 }
 
 // sourceConfigs are the sources the pipeline reads: the declared ones, then one per exchange

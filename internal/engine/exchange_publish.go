@@ -47,7 +47,7 @@ func exchangeHeader(guest nats.Header, key []byte) nats.Header {
 // barrier: the sink keeps their order. Markers carry no record id: one of a checkpoint id a
 // later run reuses must not be absorbed as a duplicate.
 func (t *task) publishMarkers(ctx context.Context, id uint64) error {
-	m := exchange.Marker{Checkpoint: id, Generation: t.op.p.generation, Task: uint32(t.index), Tasks: uint32(t.op.cfg.Parallelism)}
+	m := exchange.Marker{Checkpoint: id, Generation: t.op.p.generation.Load(), Task: uint32(t.index), Tasks: uint32(t.op.cfg.Parallelism)}
 	data := exchange.EncodeMarker(m)
 	for _, edges := range t.op.edges {
 		for _, e := range edges {

@@ -16,8 +16,10 @@ type exchangeInput struct {
 	align *markerAlignment
 }
 
-func newExchangeInput(e *exchangeEdge, generation uint64) *exchangeInput {
-	return &exchangeInput{edge: e, align: newMarkerAlignment(generation, e.consumer.cfg.MaxParallelism)}
+// newExchangeInput reads edge e for a run of generation; follow: the run is a cluster part,
+// whose generation is its newest coordinator's (markerAlignment.follow).
+func newExchangeInput(e *exchangeEdge, generation uint64, follow bool) *exchangeInput {
+	return &exchangeInput{edge: e, align: newMarkerAlignment(generation, e.consumer.cfg.MaxParallelism, follow)}
 }
 
 // runExchange is run for the source of an exchange edge. An aligned barrier request is not
@@ -61,7 +63,7 @@ func (s *source) onExchangeRequest(req barrierRequest) error {
 		s.xin.align.cutNow()
 		return s.injectBarrier(req)
 	}
-	if now, ok := s.xin.align.request(req); ok {
+	if now, ok := s.xin.align.request(req, s.p.generation.Load()); ok {
 		_, err := s.injectExchange(now)
 		return err
 	}

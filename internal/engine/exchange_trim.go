@@ -2,10 +2,15 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
+	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/engine/recovery"
+	"github.com/wasmstream/wasmstream/internal/exchange"
 	"github.com/wasmstream/wasmstream/internal/exchange/exchangejs"
+	"github.com/wasmstream/wasmstream/natsio"
 )
 
 // trimExchanges purges each exchange stream below where the oldest checkpoint on disk resumes
@@ -14,7 +19,9 @@ import (
 // oldest ones, so it lags one checkpoint behind; the next completion catches up. A failure is
 // logged, not fatal: the stream only keeps more than it needs until the next one.
 func (p *Pipeline) trimExchanges(ctx context.Context) {
-	if len(p.exchanges) == 0 {
+	if len(p.exchanges) == 0 || p.opts.Cluster != nil {
+		// A cluster part's data dir holds none of the cluster's checkpoints: the cluster
+		// coordinator trims (TrimExchanges) after it collected garbage.
 		return
 	}
 	root := CheckpointRoot(p.cfg)
@@ -28,24 +35,56 @@ func (p *Pipeline) trimExchanges(ctx context.Context) {
 		p.logger.Warn("not trimming the exchange streams: the oldest checkpoint cannot be read", "checkpoint", ids[len(ids)-1], "error", err)
 		return
 	}
+	if err := TrimExchanges(ctx, p.conn, p.cfg, oldest); err != nil {
+		p.logger.Warn("trimming an exchange stream failed; the next checkpoint tries again", "checkpoint", oldest.ID, "error", err)
+	}
+}
+
+// TrimExchanges purges each exchange stream of cfg below where checkpoint oldest resumes it:
+// oldest must be the oldest checkpoint any restore may still use (for a cluster, the oldest
+// retained cluster checkpoint). A stream whose position oldest does not hold, or holds for a
+// stream since recreated, is left as it is. The errors of every stream are joined.
+func TrimExchanges(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, oldest checkpoint.Manifest) error {
 	resume := recovery.ResumePoints(oldest)
-	for _, e := range p.exchanges {
-		if !p.positionOfStream(ctx, oldest, e) {
+	var errs []error
+	for _, ce := range configEdges(cfg) {
+		if !positionOfStream(ctx, conn, oldest, ce) {
 			continue
 		}
-		if err := exchangejs.Trim(ctx, p.conn, e.edge, resume[e.source.Name]); err != nil {
-			p.logger.Warn("trimming an exchange stream failed; the next checkpoint tries again", "checkpoint", oldest.ID, "error", err)
+		if err := exchangejs.Trim(ctx, conn, ce.edge, resume[ce.input]); err != nil {
+			errs = append(errs, fmt.Errorf("exchange %s: %w", ce.edge, err))
 		}
 	}
+	return errors.Join(errs...)
+}
+
+// configEdge is an exchange edge of a config and the consumer's input that names it, which
+// is the name of its position in a checkpoint.
+type configEdge struct {
+	edge  exchange.Edge
+	input string
+}
+
+// configEdges are the exchange edges of cfg, as the engine wires them (wireExchanges).
+func configEdges(cfg *config.Pipeline) []configEdge {
+	var edges []configEdge
+	for _, b := range cfg.Operators {
+		for _, in := range b.Inputs {
+			if r, ok := config.ParseInputRef(in); ok && r.IsOperatorOutput() {
+				edges = append(edges, configEdge{edge: exchange.Edge{Pipeline: cfg.Name, Producer: r.Operator, Output: r.Output, Consumer: b.Name}, input: in})
+			}
+		}
+	}
+	return edges
 }
 
 // positionOfStream reports whether checkpoint m holds a position of e's stream as it is now:
 // one of a stream since recreated says nothing about what the current one holds.
-func (p *Pipeline) positionOfStream(ctx context.Context, m checkpoint.Manifest, e *exchangeEdge) bool {
-	pos, ok := recovery.Source(m, e.source.Name)
-	if !ok || pos.Stream != e.source.Stream {
+func positionOfStream(ctx context.Context, conn *natsio.Conn, m checkpoint.Manifest, ce configEdge) bool {
+	pos, ok := recovery.Source(m, ce.input)
+	if !ok || pos.Stream != ce.edge.StreamName() {
 		return false
 	}
-	st, err := p.conn.JS.Stream(ctx, e.source.Stream)
+	st, err := conn.JS.Stream(ctx, pos.Stream)
 	return err == nil && st.CachedInfo().Created.Equal(pos.StreamCreated)
 }

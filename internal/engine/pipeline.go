@@ -34,8 +34,10 @@ type Pipeline struct {
 	operators []*operator
 	exchanges []*exchangeEdge // the edges between operators (exchange_edges.go)
 	// generation tells this run's barrier markers from those of every earlier run
-	// (FORMAT.md §5.2): the time Open started, in Unix nanoseconds.
-	generation uint64
+	// (FORMAT.md §5.2): for one process, the time Open started, in Unix nanoseconds; for a
+	// cluster part, the newest generation of the cluster coordinators that triggered its
+	// checkpoints (TriggerID), 0 before the first.
+	generation atomic.Uint64
 	dead       deadLetters
 	exec       *execCollector // set by OpenExec: outputs and dead letters are collected, not published
 
@@ -90,12 +92,12 @@ var errPipelineFailed = coordinator.ErrStopped
 // (starting the embedded server when the config names none), ensures the
 // declared streams and positions every source after its last commit.
 func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline, err error) {
-	if err := CheckRunnable(cfg, runnerOf(opts)); err != nil {
-		return nil, err
-	}
 	started := time.Now()
 	opts = opts.withDefaults(cfg)
-	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, generation: uint64(started.UnixNano()), failed: make(chan struct{}), abandoned: make(chan struct{}), stopped: make(chan struct{}), crash: crashpoint.FromEnv(), upgradeStop: make(chan struct{})}
+	p := &Pipeline{cfg: cfg, opts: opts, logger: opts.Logger, failed: make(chan struct{}), abandoned: make(chan struct{}), stopped: make(chan struct{}), crash: crashpoint.FromEnv(), upgradeStop: make(chan struct{})}
+	if opts.Cluster == nil {
+		p.generation.Store(uint64(started.UnixNano()))
+	}
 	defer func() {
 		if err != nil {
 			p.Close() // p, not the nil the failed return sets
@@ -251,7 +253,7 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 	for _, sc := range p.sourceConfigs() {
 		s := &source{p: p, index: len(p.sources), cfg: sc, eventID: eventIDExtractor(sc), barriers: make(chan barrierRequest, 1)}
 		if e := p.exchangeOf(sc); e != nil {
-			s.xin = newExchangeInput(e, p.generation)
+			s.xin = newExchangeInput(e, p.generation.Load(), p.opts.Cluster != nil)
 		}
 		s.consumers = p.consumersOf(sc.Name)
 		if len(s.consumers) == 0 {

@@ -54,7 +54,7 @@ func (d *deployment) requireUnmovedNotRestarted(t *testing.T, change string, pre
 					continue
 				}
 				for _, k := range kept {
-					if k.Operator == operatorName && slices.Contains(s.indices(t), k.Task) {
+					if slices.Contains(s.indicesOf(t, k.Operator), k.Task) {
 						t.Errorf("%s: worker %s restarted task %d (%s), which assignment %d left where assignment %d ran it: %s",
 							change, id, k.Task, k.Range, a.Epoch, prev.Epoch, s)
 					}

@@ -49,6 +49,7 @@ type deployment struct {
 	cli     string
 	module  string
 	mode    string // the sink's mode ("": idempotent)
+	graph   bool   // the pipeline is a three-stage graph (pipelineFile.graph)
 	model   *model
 	rec     *recorder
 	ctl     *controlRecorder
@@ -170,7 +171,7 @@ func (d *deployment) startWorkerAt(t *testing.T, id, urls string) *worker {
 	t.Helper()
 	path := filepath.Join(d.dir, id+".hcl")
 	if _, err := os.Stat(path); err != nil {
-		file := pipelineFile{urls: urls, dataDir: filepath.Join(d.dir, id), module: d.module, mode: d.mode}
+		file := pipelineFile{urls: urls, dataDir: filepath.Join(d.dir, id), module: d.module, mode: d.mode, graph: d.graph}
 		if err := os.WriteFile(path, []byte(file.hcl()), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +309,11 @@ func (d *deployment) requireModelOutputs(t *testing.T, what string) []storedMsg 
 func (d *deployment) requireOutputs(t *testing.T, what string, allowInversions bool) []storedMsg {
 	t.Helper()
 	msgs := d.rec.complete(t)
-	outputs, decoded := checkOutputs(msgs, d.model)
+	check := checkOutputs
+	if d.graph {
+		check = checkGraphOutputs
+	}
+	outputs, decoded := check(msgs, d.model)
 	perKey := checkPerKey(decoded, d.model.perKey)
 	t.Logf("ACCEPTANCE-SUMMARY %s: sink %s, records=%d outputs: %s; per key: %s; %s",
 		what, orIdempotent(d.mode), len(d.model.byID), outputs, perKey, d.rec.progress())

@@ -71,6 +71,58 @@ func checkOutputs(msgs []storedMsg, m *model) (outputReport, []sumOutput) {
 	return r, outs
 }
 
+// checkGraphOutputs is checkOutputs for the graph pipeline
+// (pipelineFile.graph). Operator sum reads an exchange stream there, so an
+// output's id names the exchange sequence of its input, which the order in
+// which the last stage's tasks published decides; the model knows the
+// payloads instead (each unique: a key's running count). Every payload of
+// the model must be stored exactly once, under an id of sum's exchange
+// input, and nothing else: one stored twice under two ids (sameEffect) is
+// an input the exchange carried twice.
+func checkGraphOutputs(msgs []storedMsg, m *model) (outputReport, []sumOutput) {
+	r := outputReport{stored: len(msgs)}
+	want := make(map[sumOutput]bool, len(m.byID))
+	for _, o := range m.byID {
+		want[o] = true
+	}
+	ids := make(map[string]bool, len(msgs))
+	effects := make(map[sumOutput]string, len(msgs))
+	outs := make([]sumOutput, 0, len(msgs))
+	prefix := fmt.Sprintf("%s.%s.%s.", pipelineName, operatorName, graphStages[len(graphStages)-1]+".out")
+	for _, msg := range msgs {
+		o, err := decodeOutput(msg.data)
+		if err != nil {
+			r.undecodable++
+			r.note("stream sequence %d (%s): %v: %q", msg.seq, msg.msgID, err, msg.data)
+			continue
+		}
+		outs = append(outs, o)
+		first, again := effects[o]
+		switch {
+		case ids[msg.msgID]:
+			r.duplicates++
+			r.note("%s stored again at stream sequence %d", msg.msgID, msg.seq)
+		case !want[o] || !strings.HasPrefix(msg.msgID, prefix):
+			r.unexpected++
+			r.note("unexpected output %s with id %q at stream sequence %d", msg.data, msg.msgID, msg.seq)
+		case again:
+			r.sameEffect++
+			r.note("%s carries the payload of %s: %s", msg.msgID, first, msg.data)
+		}
+		ids[msg.msgID] = true
+		if !again {
+			effects[o] = msg.msgID
+		}
+	}
+	for o := range want {
+		if _, ok := effects[o]; !ok {
+			r.lost++
+			r.note("lost the model's %+v", o)
+		}
+	}
+	return r, outs
+}
+
 // decodeOutput reads one sum2 output, refusing anything else.
 func decodeOutput(data []byte) (sumOutput, error) {
 	var o sumOutput

@@ -3,6 +3,7 @@ package acceptance
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +57,45 @@ type pipelineFile struct {
 	mode string
 	// tasks is the operator's parallelism: parallelism when 0.
 	tasks int
+	// graph puts the stages graphStages before the operator: a three-stage
+	// dataflow graph whose edges are exchange streams.
+	graph bool
+}
+
+// graphStages are the stages of a graph pipeline before operator sum, in
+// order: sum2 each, keyed by "k" with graphStageTasks tasks, each reading
+// the internal output "out" of the one before (the first reads the
+// source) through an exchange stream; sum reads the last one's. sum2
+// passes "k" and "v" on and sums "v", so every stage emits what the first
+// does, and sum's outputs have the one-stage model's payloads (their ids
+// name exchange sequences: checkGraphOutputs).
+var graphStages = []string{"pre", "mid"}
+
+// graphStageTasks is the parallelism of each of graphStages.
+const graphStageTasks = 2
+
+// operatorInput is what operator sum reads: the source, or in a graph the
+// last stage's output.
+func (p pipelineFile) operatorInput() string {
+	if p.graph {
+		return graphStages[len(graphStages)-1] + ".out"
+	}
+	return sourceName
+}
+
+// stagesHCL declares graphStages (none unless graph).
+func (p pipelineFile) stagesHCL() string {
+	if !p.graph {
+		return ""
+	}
+	var b strings.Builder
+	input := sourceName
+	for _, s := range graphStages {
+		fmt.Fprintf(&b, "operator %q {\n  module = %q\n  inputs = [%q]\n  key {\n    json_field = \"k\"\n  }\n  parallelism      = %d\n  internal_outputs = [\"out\"]\n}\n\n",
+			s, p.module, input, graphStageTasks)
+		input = s + ".out"
+	}
+	return b.String()
 }
 
 // operatorTasks is the operator's parallelism the file declares.
@@ -109,7 +149,7 @@ source %q {
   subject = %q
 }
 
-operator %q {
+%soperator %q {
   module = %q
   inputs = [%q]
   key {
@@ -127,7 +167,7 @@ sink %q {
 		inputStream, inputSubjects, replicas,
 		outputStream, outputSubjects, outputWindow.String(), replicas,
 		sourceName, inputStream, inputSubject,
-		operatorName, p.module, sourceName, p.operatorTasks(), sinkName,
+		p.stagesHCL(), operatorName, p.module, p.operatorInput(), p.operatorTasks(), sinkName,
 		sinkName, outputSubject, p.sinkMode())
 }
 

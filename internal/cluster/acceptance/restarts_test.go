@@ -112,7 +112,13 @@ func (s taskStart) String() string {
 // indices are the acceptance operator's task indices of the line.
 func (s taskStart) indices(t testing.TB) []int {
 	t.Helper()
-	m := regexp.MustCompile(regexp.QuoteMeta(operatorName) + `:\[([0-9 ]*)\]`).FindStringSubmatch(s.tasks)
+	return s.indicesOf(t, operatorName)
+}
+
+// indicesOf are operator's task indices of the line.
+func (s taskStart) indicesOf(t testing.TB, operator string) []int {
+	t.Helper()
+	m := regexp.MustCompile(`(?:^|[\[ ])` + regexp.QuoteMeta(operator) + `:\[([0-9 ]*)\]`).FindStringSubmatch(s.tasks)
 	if m == nil {
 		return nil
 	}
@@ -215,9 +221,12 @@ func workersOf(a assign.Assignment) []string {
 }
 
 // parallelismOf is the acceptance operator's parallelism in a.
-func parallelismOf(a assign.Assignment) int {
+func parallelismOf(a assign.Assignment) int { return stageParallelism(a, operatorName) }
+
+// stageParallelism is operator's number of tasks in a.
+func stageParallelism(a assign.Assignment, operator string) int {
 	for _, o := range a.Operators {
-		if o.Name == operatorName {
+		if o.Name == operator {
 			return len(o.Tasks)
 		}
 	}

@@ -40,7 +40,8 @@ type Assets struct {
 }
 
 // Ensure creates what cfg's workers need before any traffic (design §4
-// consequence 1): the declared streams, the control bucket and the state
+// consequence 1): the declared streams, the dead-letter stream, the
+// exchange streams between operators, the control bucket and the state
 // Object Store, with cluster.replicas replicas, as the first worker does.
 // Existing ones are used as they are (a stream whose declaration
 // differs, or a control bucket that cannot hold leases, is refused).
@@ -101,8 +102,14 @@ func (c *cluster) ensure(ctx context.Context, existed map[Asset]bool) error {
 		return fmt.Errorf("pipeline %q: %w", c.cfg.Name, err)
 	}
 	c.add(existed, Asset{Kind: KindStream, Name: engine.DeadLetterStream, Replicas: c.cfg.DeadLetterReplicas()})
+	exchanges, err := engine.EnsureExchanges(ctx, c.cfg, c.conn)
+	if err != nil {
+		return fmt.Errorf("pipeline %q: %w", c.cfg.Name, err)
+	}
+	for _, name := range exchanges {
+		c.add(existed, Asset{Kind: KindStream, Name: name, Replicas: c.cfg.ExchangeReplicas()})
+	}
 	replicas := c.cfg.Cluster.Replicas
-	var err error
 	name := worker.BucketName(c.cfg.Name)
 	if c.bucket, err = lease.EnsureBucket(ctx, c.conn.JS, name, replicas); err != nil {
 		return fmt.Errorf("pipeline %q: control bucket: %w", c.cfg.Name, err)
@@ -144,9 +151,11 @@ func existing(ctx context.Context, cfg *config.Pipeline, logger hclog.Logger) (m
 			return nil, err
 		}
 	}
-	_, err = conn.JS.Stream(ctx, engine.DeadLetterStream)
-	if err := found(out, Asset{Kind: KindStream, Name: engine.DeadLetterStream}, err, jetstream.ErrStreamNotFound); err != nil {
-		return nil, err
+	for _, name := range append([]string{engine.DeadLetterStream}, engine.ExchangeStreams(cfg)...) {
+		_, err := conn.JS.Stream(ctx, name)
+		if err := found(out, Asset{Kind: KindStream, Name: name}, err, jetstream.ErrStreamNotFound); err != nil {
+			return nil, err
+		}
 	}
 	_, err = conn.JS.KeyValue(ctx, worker.BucketName(cfg.Name))
 	if err := found(out, Asset{Kind: KindControl, Name: worker.BucketName(cfg.Name)}, err, jetstream.ErrBucketNotFound); err != nil {

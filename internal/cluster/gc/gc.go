@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/cluster/ctlrec"
 	"github.com/wasmstream/wasmstream/internal/cluster/global"
 	"github.com/wasmstream/wasmstream/internal/cluster/lease"
@@ -45,6 +46,10 @@ type Result struct {
 	Bytes uint64
 	// Kept is how many checkpoints were retained.
 	Kept int
+	// Oldest is the oldest retained checkpoint (ID 0 when none): no
+	// restore reads a stream before where it resumes, so the exchange
+	// streams can be trimmed below that (engine.TrimExchanges).
+	Oldest checkpoint.Manifest
 }
 
 // Collect deletes the objects that none of the retain newest completed
@@ -61,15 +66,15 @@ func Collect(ctx context.Context, s Store, newest uint64, retain int, margin tim
 	if err != nil {
 		return Result{}, err
 	}
+	res := Result{Kept: len(keep), Oldest: oldest}
 	infos, err := s.Objects.List(ctx)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
-		return Result{Kept: len(keep)}, nil
+		return res, nil
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("list the state objects: %w", err)
 	}
-	res := Result{Kept: len(keep)}
-	cutoff := oldest.Add(-margin)
+	cutoff := oldest.Created.Add(-margin)
 	for _, info := range infos {
 		if referenced[info.Name] || !info.ModTime.Before(cutoff) {
 			continue
@@ -87,24 +92,24 @@ func Collect(ctx context.Context, s Store, newest uint64, retain int, margin tim
 }
 
 // retained returns the completion records of the checkpoints to keep,
-// newest first, and the creation time of the oldest.
-func retained(ctx context.Context, s Store, newest uint64, retain int) ([]ctlrec.Completed, time.Time, error) {
+// newest first, and the oldest one.
+func retained(ctx context.Context, s Store, newest uint64, retain int) ([]ctlrec.Completed, checkpoint.Manifest, error) {
 	var keep []ctlrec.Completed
-	var oldest time.Time
+	var oldest checkpoint.Manifest
 	for id := newest; id > 0 && len(keep) < retain && newest-id < scanBack; id-- {
 		rec, err := ctlrec.ReadCompleted(ctx, s.Bucket, id)
 		if errors.Is(err, lease.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, checkpoint.Manifest{}, err
 		}
 		m, err := global.ReadManifest(ctx, s.Objects, rec.Manifest, rec.SHA256)
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, checkpoint.Manifest{}, err
 		}
 		keep = append(keep, rec)
-		oldest = m.Checkpoint.Created
+		oldest = m.Checkpoint
 	}
 	return keep, oldest, nil
 }

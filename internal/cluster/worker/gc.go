@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/internal/cluster/gc"
+	"github.com/wasmstream/wasmstream/internal/engine"
 )
 
 // gcInterval is the least time between two collections: each reads every
@@ -29,6 +30,12 @@ func (c *coordinator) collectGarbage(ctx context.Context, newest uint64) error {
 	}
 	if err != nil {
 		return fmt.Errorf("object store %s: %w", ObjectStoreName(c.w.cfg.Name), err)
+	}
+	if res.Oldest.ID > 0 {
+		// Not fatal: a stream only keeps more than restores need until the next collection.
+		if err := engine.TrimExchanges(ctx, c.w.conn, c.w.cfg, res.Oldest); err != nil {
+			c.w.log.Warn("trimming the exchange streams failed; the next collection tries again", "oldest_checkpoint", res.Oldest.ID, "error", err)
+		}
 	}
 	return nil
 }

@@ -171,7 +171,7 @@ func (pt *part) trigger(t trigger, g *ackGather) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), pt.w.timeout+10*time.Second)
 		defer cancel()
-		r, err := pt.p.TriggerID(ctx, t.Checkpoint, t.Handover)
+		r, err := pt.p.TriggerID(ctx, t.Checkpoint, t.Generation, t.Handover)
 		if err == nil && r.Error != "" {
 			err = errors.New(r.Error)
 		}

@@ -80,7 +80,16 @@ func (p *Pipeline) Clustered() bool { return p.Cluster.Range.Start.Line != 0 }
 // DeadLetterReplicas is the replication of DeadLetterStream: the cluster's
 // replicas on a clustered pipeline (an R1 stream on one node would stop
 // every worker while that node is down), else 1.
-func (p *Pipeline) DeadLetterReplicas() int {
+func (p *Pipeline) DeadLetterReplicas() int { return p.engineStreamReplicas() }
+
+// ExchangeReplicas is the replication of the exchange streams between
+// operators (internal/exchange/FORMAT.md §2), by the same rule as
+// DeadLetterReplicas: every worker writes and reads them.
+func (p *Pipeline) ExchangeReplicas() int { return p.engineStreamReplicas() }
+
+// engineStreamReplicas is the replication of a stream the engine creates
+// for the whole pipeline.
+func (p *Pipeline) engineStreamReplicas() int {
 	if p.Clustered() {
 		return p.Cluster.Replicas
 	}
