@@ -188,6 +188,17 @@ func (p *Pipeline) ownedTasks(oc *config.Operator) []int {
 	return slices.Sorted(slices.Values(p.opts.Cluster.Tasks[oc.Name]))
 }
 
+// runsAnyTaskOf reports whether this process runs a task of any of cs's
+// operators (always, outside a cluster part).
+func (p *Pipeline) runsAnyTaskOf(cs []consumer) bool {
+	for _, c := range cs {
+		if len(p.ownedTasks(c.op.cfg)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // runsTask reports whether this process runs task i of op (and has not
 // released it: ReleaseTasks).
 func (op *operator) runsTask(i int) bool {

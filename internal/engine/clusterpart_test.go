@@ -176,3 +176,37 @@ func TestClusterPartStopAbandonsHeldWork(t *testing.T) {
 		t.Fatal("Run did not return within a minute of the stop: the stop waits for work it should abandon")
 	}
 }
+
+// A cluster part opens only the sources its tasks read: a part running
+// tasks of the second stage of a graph reads the exchange stream and not
+// the declared source, which only the first stage reads; a part running
+// tasks of both stages reads both.
+func TestClusterPartReadsOnlyWhatItsTasksNeed(t *testing.T) {
+	s := newChainSetup(t, 2)
+	for _, tc := range []struct {
+		tasks map[string][]int
+		want  []string
+	}{
+		{map[string][]int{"s2": {0, 2}}, []string{"s1.out"}},
+		{map[string][]int{"s1": {1}}, []string{"a"}},
+		{map[string][]int{"s1": {0}, "s2": {1}}, []string{"a", "s1.out"}},
+	} {
+		persist := func(context.Context, checkpoint.Manifest, *pebble.DB) error { return nil }
+		opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: tc.tasks, Persist: persist}})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		p, err := Open(ctx, s.load(t), opts)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		var got []string
+		for _, src := range p.sources {
+			got = append(got, src.cfg.Name)
+		}
+		p.Close()
+		cancel()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("a part running tasks %v reads %v, want %v", tc.tasks, got, tc.want)
+		}
+	}
+}

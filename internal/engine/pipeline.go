@@ -260,6 +260,12 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 			p.logger.Warn("source feeds no operator; not reading it", "source", sc.Name)
 			continue
 		}
+		if !p.runsAnyTaskOf(s.consumers) {
+			// A cluster part reads only what its tasks need: a stage that runs on other
+			// workers costs this one no reads of its inputs.
+			p.logger.Debug("no task of this part reads the source; not reading it", "source", sc.Name)
+			continue
+		}
 		start, err := p.startSequence(ctx, sc, false)
 		if err != nil {
 			return err
