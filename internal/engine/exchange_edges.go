@@ -28,6 +28,9 @@ type exchangeEdge struct {
 	consumer *operator
 	input    uint32        // the index of the edge among the consumer's inputs
 	source   config.Source // the source that reads the edge's stream
+	// routed is the declared source whose router writes the edge (a route edge,
+	// exchange_route.go); nil for an edge from an operator's output.
+	routed *config.Source
 }
 
 // inputName is the consumer's input as its config writes it: "A.o".
@@ -54,7 +57,7 @@ func (p *Pipeline) wireExchanges() error {
 			}
 		}
 	}
-	return nil
+	return p.wireRoutes()
 }
 
 // wireEdge adds the edge of b's input r.

@@ -51,13 +51,21 @@ func (t *task) publishMarkers(ctx context.Context, id uint64) error {
 	data := exchange.EncodeMarker(m)
 	for _, edges := range t.op.edges {
 		for _, e := range edges {
-			for kg := range e.consumer.cfg.MaxParallelism {
-				h := nats.Header{}
-				h.Set(exchange.HeaderMarker, fmt.Sprint(exchange.MarkerVersion))
-				if err := t.op.p.sink.Publish(ctx, natsio.OutMessage{Subject: e.edge.Subject(kg), Data: data, Header: h}); err != nil {
-					return fmt.Errorf("operator %q task %d: marker of checkpoint %d to exchange %s: %w", t.op.cfg.Name, t.index, id, e.edge, err)
-				}
+			if err := publishMarkerCopies(ctx, t.op.p, e, data); err != nil {
+				return fmt.Errorf("operator %q task %d: marker of checkpoint %d to exchange %s: %w", t.op.cfg.Name, t.index, id, e.edge, err)
 			}
+		}
+	}
+	return nil
+}
+
+// publishMarkerCopies publishes the encoded marker data on every key-group subject of e.
+func publishMarkerCopies(ctx context.Context, p *Pipeline, e *exchangeEdge, data []byte) error {
+	for kg := range e.consumer.cfg.MaxParallelism {
+		h := nats.Header{}
+		h.Set(exchange.HeaderMarker, fmt.Sprint(exchange.MarkerVersion))
+		if err := p.sink.Publish(ctx, natsio.OutMessage{Subject: e.edge.Subject(kg), Data: data, Header: h}); err != nil {
+			return err
 		}
 	}
 	return nil

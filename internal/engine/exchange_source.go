@@ -151,12 +151,17 @@ func (s *source) injectExchange(req barrierRequest) (done bool, err error) {
 }
 
 // exchangeEventTime makes the producer's event time (Wasmstream-Event-Time) the record's, in
-// place of the time the exchange stream stored it (FORMAT.md §3).
+// place of the time the exchange stream stored it (FORMAT.md §3), and a routed record's
+// subject (Wasmstream-Exchange-Subject, §2.1) its subject, in place of the exchange's.
 func (s *source) exchangeEventTime(m *natsio.Message) error {
 	t, err := exchange.DecodeEventTime(m.Header.Get(exchange.HeaderEventTime))
 	if err != nil {
 		return fmt.Errorf("exchange %s: stream %s sequence %d: %w", s.xin.edge.edge, m.Stream, m.Sequence, err)
 	}
 	m.Time = t
+	if subject := m.Header.Get(exchange.HeaderSubject); subject != "" {
+		m.Subject = subject
+		m.Header.Del(exchange.HeaderSubject)
+	}
 	return nil
 }

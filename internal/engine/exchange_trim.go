@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
@@ -65,13 +66,24 @@ type configEdge struct {
 	input string
 }
 
-// configEdges are the exchange edges of cfg, as the engine wires them (wireExchanges).
+// configEdges are the exchange edges of cfg, as the engine wires them (wireExchanges): the
+// edges between operators, then the route edges of routed sources.
 func configEdges(cfg *config.Pipeline) []configEdge {
 	var edges []configEdge
 	for _, b := range cfg.Operators {
 		for _, in := range b.Inputs {
 			if r, ok := config.ParseInputRef(in); ok && r.IsOperatorOutput() {
 				edges = append(edges, configEdge{edge: exchange.Edge{Pipeline: cfg.Name, Producer: r.Operator, Output: r.Output, Consumer: b.Name}, input: in})
+			}
+		}
+	}
+	for _, sc := range cfg.Sources {
+		if !sc.Route {
+			continue
+		}
+		for _, b := range cfg.Operators {
+			if slices.Contains(b.Inputs, sc.Name) {
+				edges = append(edges, configEdge{edge: exchange.RouteEdge(cfg.Name, sc.Name, b.Name), input: routedSourceName(sc.Name, b.Name)})
 			}
 		}
 	}

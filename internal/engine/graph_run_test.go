@@ -39,6 +39,7 @@ type chainSetup struct {
 	s2Source        bool          // s2 reads source "b" too, as its second input
 	interval        time.Duration // checkpoint interval; 0: none but the final one
 	s2Parallelism   int           // the middle stage's; 0: 3
+	route           bool          // source "a" is routed (config.Source.Route)
 }
 
 func newChainSetup(t *testing.T, stages int) chainSetup {
@@ -103,6 +104,7 @@ stream "CHAIN" {
 source "a" {
   stream  = "SUMA"
   subject = %q
+  route   = %t
 }
 operator "s1" {
   module           = %q
@@ -124,7 +126,7 @@ operator "s2" {
 }
 %s
 sink "final" { subject = %q }
-`, s.dataDir, s.port, sumSubjectA, s.module, s.module, s2Inputs, s2Parallelism, s2Key, s2Out, s3, chainSubjectFinal)
+`, s.dataDir, s.port, sumSubjectA, s.route, s.module, s.module, s2Inputs, s2Parallelism, s2Key, s2Out, s3, chainSubjectFinal)
 	return src
 }
 
@@ -204,10 +206,14 @@ func checkChain(t *testing.T, s chainSetup, cfg *config.Pipeline, recs []sumReco
 // checkpoints taken while records flow: each stage's state and each sink's outputs equal the
 // reference, and a graceful stop's final checkpoint is drained: the next run replays nothing.
 func TestGraphRunsStages(t *testing.T) {
-	for _, stages := range []int{2, 3} {
-		t.Run(fmt.Sprintf("%d stages", stages), func(t *testing.T) {
+	for _, tc := range []struct {
+		stages int
+		route  bool
+	}{{2, false}, {3, false}, {2, true}} {
+		stages := tc.stages
+		t.Run(fmt.Sprintf("%d stages, routed source %t", stages, tc.route), func(t *testing.T) {
 			s := newChainSetup(t, stages)
-			s.interval = 100 * time.Millisecond
+			s.interval, s.route = 100*time.Millisecond, tc.route
 			cfg := s.load(t)
 			recs := chainRecords(1500, 40, stages)
 			stats := runSums(t, cfg, s.options(), recs)
@@ -245,14 +251,22 @@ func checkTrimmed(t *testing.T, cfg *config.Pipeline) {
 	}
 	defer c.Close()
 	for _, e := range cfg.Graph().Edges {
-		if e.Kind != config.EdgeExchange {
+		input := e.From + "." + e.Output
+		switch e.Kind {
+		case config.EdgeExchange:
+		case config.EdgeRouted:
+			input = routedSourceName(e.From, e.To)
+		default:
 			continue
 		}
 		st, err := c.JS.Stream(context.Background(), e.Stream)
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, input := st.CachedInfo().State.FirstSeq, e.From+"."+e.Output
+		first := st.CachedInfo().State.FirstSeq
+		if _, ok := resume[input]; !ok {
+			t.Errorf("the oldest retained checkpoint has no position of %s, which reads exchange stream %s", input, e.Stream)
+		}
 		switch {
 		case first > resume[input]:
 			t.Errorf("exchange stream %s starts at %d, after %d where the oldest retained checkpoint %d resumes %s", e.Stream, first, resume[input], ids[len(ids)-1], input)
@@ -288,22 +302,29 @@ var errSimulatedCrash = errors.New("simulated crash")
 // A run that stops without a final checkpoint in the middle of its input, with records in
 // every stage and in the exchange streams, restarts from its last checkpoint: the sinks hold
 // one output per record (none lost, none twice) and every stage's state equals the reference.
+//
+// With the source routed, the router's replay republishes what it routed after its checkpoint
+// into the first exchange, whose duplicate window drops it.
 func TestGraphRecoversFromCrash(t *testing.T) {
 	skipInRacePass(t)
-	s := newChainSetup(t, 3)
-	s.interval = 50 * time.Millisecond
-	cfg := s.load(t)
-	batch1, batch2 := chainRecords(1200, 30, 5), chainRecords(1200, 30, 6)
-	crashMidInput(t, cfg, s.options(), batch1, batch2)
-	restored := runSums(t, cfg, Options{}, nil)
-	m := newestCheckpoint(t, cfg)
-	if m.Metrics.Recovery == nil {
-		t.Fatalf("checkpoint %d: the run after the crash did not restore a checkpoint", m.ID)
+	for _, route := range []bool{false, true} {
+		t.Run(fmt.Sprintf("routed source %t", route), func(t *testing.T) {
+			s := newChainSetup(t, 3)
+			s.interval, s.route = 50*time.Millisecond, route
+			cfg := s.load(t)
+			batch1, batch2 := chainRecords(1200, 30, 5), chainRecords(1200, 30, 6)
+			crashMidInput(t, cfg, s.options(), batch1, batch2)
+			restored := runSums(t, cfg, Options{}, nil)
+			m := newestCheckpoint(t, cfg)
+			if m.Metrics.Recovery == nil {
+				t.Fatalf("checkpoint %d: the run after the crash did not restore a checkpoint", m.ID)
+			}
+			if restored.Processed == 0 {
+				t.Log("the restored run processed nothing: the crash left nothing to replay")
+			}
+			checkChain(t, s, cfg, append(append([]sumRecord(nil), batch1...), batch2...))
+		})
 	}
-	if restored.Processed == 0 {
-		t.Log("the restored run processed nothing: the crash left nothing to replay")
-	}
-	checkChain(t, s, cfg, append(append([]sumRecord(nil), batch1...), batch2...))
 }
 
 // crashMidInput runs cfg on before until every record went through the first stage and a

@@ -255,12 +255,16 @@ func (p *Pipeline) openSources(ctx context.Context) error {
 		if e := p.exchangeOf(sc); e != nil {
 			s.xin = newExchangeInput(e, p.generation.Load(), p.opts.Cluster != nil)
 		}
-		s.consumers = p.consumersOf(sc.Name)
-		if len(s.consumers) == 0 {
+		s.consumers, s.routes = p.sourceReaders(sc)
+		switch {
+		case len(s.routes) > 0 && !p.runsRouter(s.routes):
+			p.logger.Debug("another worker runs the router of the source; not reading it", "source", sc.Name)
+			continue
+		case len(s.routes) > 0:
+		case len(s.consumers) == 0:
 			p.logger.Warn("source feeds no operator; not reading it", "source", sc.Name)
 			continue
-		}
-		if !p.runsAnyTaskOf(s.consumers) {
+		case !p.runsAnyTaskOf(s.consumers):
 			// A cluster part reads only what its tasks need: a stage that runs on other
 			// workers costs this one no reads of its inputs.
 			p.logger.Debug("no task of this part reads the source; not reading it", "source", sc.Name)
@@ -357,6 +361,18 @@ func (p *Pipeline) prepareTaskPositions() error {
 		}
 	}
 	return nil
+}
+
+// sourceReaders are who reads sc: the operators' inputs it feeds, or the route edges its router
+// publishes into (a routed source), or the one input the edge of an exchange source feeds.
+func (p *Pipeline) sourceReaders(sc *config.Source) ([]consumer, []*exchangeEdge) {
+	if e := p.exchangeOf(sc); e != nil {
+		return []consumer{{op: e.consumer, input: e.input}}, nil
+	}
+	if sc.Route {
+		return nil, p.routesOf(sc)
+	}
+	return p.consumersOf(sc.Name), nil
 }
 
 func (p *Pipeline) consumersOf(name string) []consumer {

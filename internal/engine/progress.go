@@ -87,13 +87,23 @@ func (p *Pipeline) logProgress(started time.Time) {
 		args = append(args, "state_expired", s.StateExpired, "state_live_entries", s.StateLiveEntries, "state_live_bytes", s.StateLiveBytes)
 	}
 	if started.IsZero() {
-		p.logger.Info("pipeline stopped", args...)
+		p.logger.Info("pipeline stopped", append(args, "read_per_source", p.readPerSource())...)
 		return
 	}
 	if secs := time.Since(started).Seconds(); secs > 0 {
 		args = append(args, "records_per_sec", int(float64(s.Processed)/secs))
 	}
 	p.logger.Info("progress", args...)
+}
+
+// readPerSource is how many records each source this process reads fetched: in a cluster, the
+// sum over the workers' parts says how often a stream was read.
+func (p *Pipeline) readPerSource() map[string]uint64 {
+	out := make(map[string]uint64, len(p.sources))
+	for _, s := range p.sources {
+		out[s.cfg.Name] = s.read.Load()
+	}
+	return out
 }
 
 // hasTTL reports whether some operator's state has a TTL.

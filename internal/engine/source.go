@@ -23,6 +23,9 @@ type source struct {
 	acker     *natsio.AckingSource // src when the stream needs acknowledgements; nil otherwise
 	consumers []consumer
 	xin       *exchangeInput // the source of an exchange edge; nil for a declared source
+	// routes are the route edges of a routed source, which its router publishes into
+	// (exchange_route.go); it has no consumers then.
+	routes []*exchangeEdge
 	// position is the last stream sequence routed to the tasks.
 	position atomic.Uint64
 	read     atomic.Uint64
@@ -74,7 +77,11 @@ func (s *source) run(ctx context.Context) error {
 		s.read.Add(uint64(len(msgs)))
 		s.lastRecordTime.Store(msgs[len(msgs)-1].Time.UnixNano())
 		s.routing.Store(true)
-		err = s.route(ctx, msgs)
+		if len(s.routes) > 0 {
+			err = s.routeOut(ctx, msgs)
+		} else {
+			err = s.route(ctx, msgs)
+		}
 		s.routing.Store(false)
 		if err != nil {
 			return err
@@ -119,6 +126,12 @@ func (s *source) fetchError(err error) error {
 // priority queue, ahead of the records already queued.
 func (s *source) injectBarrier(req barrierRequest) error {
 	pos := s.position.Load()
+	if len(s.routes) > 0 {
+		// Not the run's context: a final barrier is injected after it ended.
+		if err := s.publishRouteMarkers(s.p.gateCtx, req.ID); err != nil {
+			return err
+		}
+	}
 	for _, c := range s.consumers {
 		for _, t := range c.op.tasks {
 			b := &protocol.Barrier{ID: req.ID, Input: int(c.input), Position: pos, Overtaking: req.Overtaking}

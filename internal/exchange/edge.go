@@ -37,6 +37,16 @@ type Edge struct {
 	Output string
 }
 
+// RouteOutput is the output name of a router's edges (FORMAT.md §2.1): a router is named like
+// the source it reads, which no operator shares a name with, so its edges never meet an
+// operator's.
+const RouteOutput = "route"
+
+// RouteEdge is the edge on which the router of source carries its records to consumer.
+func RouteEdge(pipeline, source, consumer string) Edge {
+	return Edge{Pipeline: pipeline, Producer: source, Output: RouteOutput, Consumer: consumer}
+}
+
 // Validate reports an edge whose names cannot form a stream name and subjects.
 func (e Edge) Validate() error {
 	switch {

@@ -18,6 +18,9 @@ const (
 	// nanoseconds, decimal: the consumer's event time, whatever the exchange message's own
 	// timestamp.
 	HeaderEventTime = "Wasmstream-Event-Time"
+	// HeaderSubject carries the subject of a routed source's record (FORMAT.md §2.1), which the
+	// consumer restores: its key rule and its guest see the record as the source stored it.
+	HeaderSubject = "Wasmstream-Exchange-Subject"
 	// MarkerVersion is the marker format this package writes, and the value of HeaderMarker.
 	MarkerVersion = 1
 )

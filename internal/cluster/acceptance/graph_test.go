@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,12 +21,14 @@ const graphKillsEnv = "ACCEPTANCE_GRAPH_KILLS"
 
 // TestGraphWorkerKills runs the three-stage dataflow graph
 // (pipelineFile.graph: pre -> mid -> sum, the edges through exchange
-// streams) on 3 workers, each running its tasks of every stage, and
+// streams, the source routed: the worker running task 0 of pre reads it
+// and publishes into pre's exchange) on 3 workers, each running its tasks
+// of every stage, and
 // SIGKILLs a random worker (the coordinator or not) while records are
 // published, each kill followed by a new worker: kills land with records
 // in every stage and in both exchange streams, and move tasks of every
-// stage. The survivors restore the killed worker's tasks of each stage
-// from the last cluster checkpoint, which records the exchange positions
+// stage, and the router with pre's task 0. The survivors restore the
+// killed worker's tasks of each stage from the last cluster checkpoint, which records the exchange positions
 // with the source's; producers replay into the exchanges, whose duplicate
 // windows drop what was stored before. In the end every output the
 // one-stage model expects is stored exactly once at the sink and nothing
@@ -48,7 +51,7 @@ func TestGraphWorkerKills(t *testing.T) {
 		plan.kills = kills
 		count = max(count, kills*2_000)
 	}
-	d := deployGraph(t)
+	d := deployGraph(t, true)
 	r := newRand(t)
 	events := newEvents(count, r)
 	d.startWorkers(t, workers)
@@ -61,16 +64,17 @@ func TestGraphWorkerKills(t *testing.T) {
 	d.requireControl(t, what)
 }
 
-// deployGraph is deploy for the three-stage graph pipeline, whose
-// exchange streams `wasmstream deploy` creates before the workers start,
-// as it creates every replicated asset (three workers creating them at
-// once timed out in an early run: the first checkpoint was given up).
-func deployGraph(t *testing.T) *deployment {
+// deployGraph is deploy for the three-stage graph pipeline, its source
+// routed when route, whose exchange streams `wasmstream deploy` creates
+// before the workers start, as it creates every replicated asset (three
+// workers creating them at once timed out in an early run: the first
+// checkpoint was given up).
+func deployGraph(t *testing.T, route bool) *deployment {
 	t.Helper()
 	d := deploy(t)
-	d.graph = true
+	d.graph, d.route = true, route
 	path := filepath.Join(d.dir, "deploy.hcl")
-	file := pipelineFile{urls: d.cluster.URLs(), dataDir: filepath.Join(d.dir, "deploy"), module: d.module, mode: d.mode, graph: true}
+	file := pipelineFile{urls: d.cluster.URLs(), dataDir: filepath.Join(d.dir, "deploy"), module: d.module, mode: d.mode, graph: true, route: route}
 	if err := os.WriteFile(path, []byte(file.hcl()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +106,7 @@ func deployGraph(t *testing.T) *deployment {
 // and the assignment in force runs mid with 3 tasks.
 func TestGraphRescalesTheMiddleStageLive(t *testing.T) {
 	const stage = "mid"
-	d := deployGraph(t)
+	d := deployGraph(t, false)
 	n := rescaleShortRecords
 	events := newEvents(n, newRand(t))
 	d.startWorkers(t, workers)
@@ -142,4 +146,71 @@ func TestGraphRescalesTheMiddleStageLive(t *testing.T) {
 	if p := stageParallelism(final, stage); p != 3 {
 		t.Errorf("the final assignment %d runs %s with %d tasks, want 3: %s", final.Epoch, stage, p, placementOf(final))
 	}
+}
+
+// routedWorkers is how many workers TestGraphRoutedSourceIsReadOnce runs:
+// the issue's figure.
+const routedWorkers = 4
+
+// TestGraphRoutedSourceIsReadOnce runs the three-stage graph on 4 workers,
+// with its source routed and, side by side, without. Routed, only the
+// worker running task 0 of pre runs the router, which reads the source
+// stream and publishes into pre's exchange stream; no other part reads the
+// source. Once the assignment runs on all 4 workers, the test publishes
+// every record, waits for the outputs and stops the workers; each part
+// logs how many records each of its sources read when it stops ("pipeline
+// stopped", read_per_source). Routed, the source stream must have been read
+// at most 1.1 times over all parts (its messages are read whole, so the
+// ratio of records is that of bytes); without routing every part with a
+// task of pre reads it, which is reported. The outputs must equal the
+// model's in both. The exchange streams' reads are reported.
+func TestGraphRoutedSourceIsReadOnce(t *testing.T) {
+	for _, route := range []bool{true, false} {
+		t.Run(fmt.Sprintf("routed %t", route), func(t *testing.T) { runRoutedSourceCase(t, route) })
+	}
+}
+
+func runRoutedSourceCase(t *testing.T, route bool) {
+	d := deployGraph(t, route)
+	events := newEvents(recordCount(), newRand(t))
+	d.startWorkers(t, routedWorkers)
+	a := d.awaitAssignment(t, 0, "runs on 4 workers", func(a assign.Assignment) bool { return len(workersOf(a)) == routedWorkers })
+	d.awaitRestarts(t, 0, a)
+	d.publish(t, events)
+	d.waitOutputs(t, len(events))
+	d.stopWorkers(t)
+	what := fmt.Sprintf("graph, %d workers, routed source %t", routedWorkers, route)
+	d.requireModelOutputs(t, what)
+	reads := d.readsPerSource(t)
+	ratio := float64(reads[sourceName]) / float64(len(events))
+	t.Logf("ACCEPTANCE-SUMMARY %s: source %s read %d records for %d stored (%.3fx); all sources over every part: %v; assignment %d: %s",
+		what, sourceName, reads[sourceName], len(events), ratio, reads, a.Epoch, placementOf(a.Assignment))
+	if route && ratio > 1.1 {
+		t.Errorf("%s: the source stream was read %.3f times (%d records for %d), want at most 1.1", what, ratio, reads[sourceName], len(events))
+	}
+}
+
+// readsPerSource sums, over every part of every worker, the records each
+// source read, from the parts' "pipeline stopped" lines.
+func (d *deployment) readsPerSource(t *testing.T) map[string]uint64 {
+	t.Helper()
+	re := regexp.MustCompile(`read_per_source="?map\[([^\]]*)\]`)
+	out := map[string]uint64{}
+	for _, w := range d.workers {
+		for _, l := range w.find("pipeline stopped") {
+			m := re.FindStringSubmatch(l.raw)
+			if m == nil {
+				t.Fatalf("%s: a stop line without read_per_source: %s", w.id, l.raw)
+			}
+			for _, f := range strings.Fields(m[1]) {
+				i := strings.LastIndex(f, ":")
+				n, err := strconv.ParseUint(f[i+1:], 10, 64)
+				if i < 0 || err != nil {
+					t.Fatalf("%s: read_per_source entry %q: %v", w.id, f, err)
+				}
+				out[f[:i]] += n
+			}
+		}
+	}
+	return out
 }

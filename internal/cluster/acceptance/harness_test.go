@@ -50,6 +50,7 @@ type deployment struct {
 	module  string
 	mode    string // the sink's mode ("": idempotent)
 	graph   bool   // the pipeline is a three-stage graph (pipelineFile.graph)
+	route   bool   // the source is routed (pipelineFile.route)
 	model   *model
 	rec     *recorder
 	ctl     *controlRecorder
@@ -171,7 +172,7 @@ func (d *deployment) startWorkerAt(t *testing.T, id, urls string) *worker {
 	t.Helper()
 	path := filepath.Join(d.dir, id+".hcl")
 	if _, err := os.Stat(path); err != nil {
-		file := pipelineFile{urls: urls, dataDir: filepath.Join(d.dir, id), module: d.module, mode: d.mode, graph: d.graph}
+		file := pipelineFile{urls: urls, dataDir: filepath.Join(d.dir, id), module: d.module, mode: d.mode, graph: d.graph, route: d.route}
 		if err := os.WriteFile(path, []byte(file.hcl()), 0o644); err != nil {
 			t.Fatal(err)
 		}

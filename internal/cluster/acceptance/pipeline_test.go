@@ -60,6 +60,9 @@ type pipelineFile struct {
 	// graph puts the stages graphStages before the operator: a three-stage
 	// dataflow graph whose edges are exchange streams.
 	graph bool
+	// route routes the source (config.Source.Route): one worker reads it
+	// and publishes into an exchange stream of the operator reading it.
+	route bool
 }
 
 // graphStages are the stages of a graph pipeline before operator sum, in
@@ -147,6 +150,7 @@ stream %q {
 source %q {
   stream  = %q
   subject = %q
+  route   = %t
 }
 
 %soperator %q {
@@ -166,7 +170,7 @@ sink %q {
 `, pipelineName, p.dataDir, p.urls, workerTimeout, leaseTTL, checkpointInterval,
 		inputStream, inputSubjects, replicas,
 		outputStream, outputSubjects, outputWindow.String(), replicas,
-		sourceName, inputStream, inputSubject,
+		sourceName, inputStream, inputSubject, p.route,
 		p.stagesHCL(), operatorName, p.module, p.operatorInput(), p.operatorTasks(), sinkName,
 		sinkName, outputSubject, p.sinkMode())
 }

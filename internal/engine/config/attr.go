@@ -165,6 +165,15 @@ func (a *attrs) str(name string) (string, state) {
 	return v.AsString(), present
 }
 
+// boolean reads a bool attribute, or returns def when it is absent or invalid.
+func (a *attrs) boolean(name string, def bool) bool {
+	v, st := a.value(name, cty.Bool, "true or false", "")
+	if st != present {
+		return def
+	}
+	return v.True()
+}
+
 // strOr reads a string attribute, or returns def when it is absent or invalid.
 func (a *attrs) strOr(name, def string) string {
 	if s, st := a.str(name); st == present {

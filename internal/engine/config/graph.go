@@ -48,6 +48,9 @@ const (
 	// EdgeExchange: an operator's output to another operator, re-keyed by the consumer's key
 	// for it, through a key-partitioned exchange stream.
 	EdgeExchange EdgeKind = "exchange"
+	// EdgeRouted: a routed source's records to an operator (Source.Route): the source's router
+	// publishes them into an exchange stream of the operator's, keyed by its key for it.
+	EdgeRouted EdgeKind = "routed"
 	// EdgeSink: an operator's output to a sink.
 	EdgeSink EdgeKind = "sink"
 )
@@ -68,10 +71,22 @@ type Edge struct {
 	Stream string
 }
 
-// HasExchangeEdges reports whether an operator of the pipeline reads another operator's output.
+// HasExchangeEdges reports whether an operator of the pipeline reads another operator's output
+// or a routed source (Source.Route): whether the engine carries records through exchange
+// streams.
 func (p *Pipeline) HasExchangeEdges() bool {
 	for i := range p.Operators {
-		if p.Operators[i].ReadsOperators() {
+		if p.Operators[i].ReadsOperators() || p.readsRoutedSource(&p.Operators[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsRoutedSource reports whether op reads a source with route = true.
+func (p *Pipeline) readsRoutedSource(op *Operator) bool {
+	for _, in := range op.Inputs {
+		if s := p.Source(in); s != nil && s.Route {
 			return true
 		}
 	}
@@ -114,6 +129,9 @@ func (p *Pipeline) inputEdges(op *Operator) []Edge {
 		r, ok := ParseInputRef(in)
 		switch {
 		case !ok:
+		case !r.IsOperatorOutput() && p.Source(r.Source) != nil && p.Source(r.Source).Route:
+			out = append(out, Edge{Kind: EdgeRouted, From: r.Source, To: op.Name, Key: op.KeyOf(in),
+				Stream: exchange.RouteEdge(p.Name, r.Source, op.Name).StreamName()})
 		case !r.IsOperatorOutput() && p.Source(r.Source) != nil:
 			out = append(out, Edge{Kind: EdgeSource, From: r.Source, To: op.Name, Key: op.KeyOf(in)})
 		case r.IsOperatorOutput() && p.Operator(r.Operator) != nil && p.Operator(r.Operator).HasOutput(r.Output):

@@ -147,7 +147,12 @@ type Source struct {
 	// EventID says where a record carries its business identity (the `event_id` block), from
 	// which idempotent sinks derive the Nats-Msg-Id of its outputs; nil: the stream sequence.
 	EventID *Key
-	Range   hcl.Range
+	// Route reads the source once, by one task, which publishes each record into an exchange
+	// stream per operator reading it, partitioned by that operator's key groups (a router,
+	// internal/exchange/FORMAT.md §2.1); the operators read those streams instead. In a
+	// cluster, one worker then reads the source instead of every worker.
+	Route bool
+	Range hcl.Range
 }
 
 // Key says where an operator finds the key of a record. Exactly one field is set.

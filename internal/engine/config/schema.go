@@ -42,7 +42,7 @@ var observeSchema = &hcl.BodySchema{Attributes: attributes("listen")}
 var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage", "retention", "replicas")}
 
 var sourceSchema = &hcl.BodySchema{
-	Attributes: attributes("stream", "subject", "start_sequence", "max_duplicate_delay"),
+	Attributes: attributes("stream", "subject", "start_sequence", "max_duplicate_delay", "route"),
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "event_id"}},
 }
 

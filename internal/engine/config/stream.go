@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -95,6 +96,11 @@ func (d *decoder) addSource(p *Pipeline, b *hcl.Block) {
 	}
 	s.StartSequence = uint64(a.integer("start_sequence", 1, maxInt64, DefaultStartSequence))
 	s.MaxDuplicateDelay = a.duration("max_duplicate_delay", 0)
+	s.Route = a.boolean("route", false)
+	if s.Route && s.EventID != nil && strings.EqualFold(s.EventID.Header, "Nats-Msg-Id") {
+		a.errorf("route", "a routed source cannot take its event_id from header Nats-Msg-Id: the exchange stream gives each routed record an id of its own; "+
+			"key event_id by another header or a json_field, or do not route the source")
+	}
 	if d.declare(b) {
 		p.Sources = append(p.Sources, s)
 		d.at.sourceStream = append(d.at.sourceStream, a.rng("stream"))

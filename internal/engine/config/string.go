@@ -131,6 +131,9 @@ func writeSource(body *hclwrite.Body, s Source) {
 	if s.MaxDuplicateDelay > 0 {
 		b.SetAttributeValue("max_duplicate_delay", durationVal(s.MaxDuplicateDelay))
 	}
+	if s.Route {
+		b.SetAttributeValue("route", cty.True)
+	}
 	if s.EventID != nil {
 		writeKey(b.AppendNewBlock("event_id", nil).Body(), *s.EventID)
 	}
