@@ -42,7 +42,7 @@ func TestGraphWorkerKills(t *testing.T) {
 	if longMode() {
 		plan.kills = 4
 	}
-	count := recordCount()
+	count := graphRecords()
 	if n := os.Getenv(graphKillsEnv); n != "" {
 		kills, err := strconv.Atoi(n)
 		if err != nil || kills < 1 {
@@ -62,6 +62,16 @@ func TestGraphWorkerKills(t *testing.T) {
 	t.Logf("ACCEPTANCE-SUMMARY %s: %s", what, summary(report))
 	d.requireModelOutputs(t, what)
 	d.requireControl(t, what)
+}
+
+// graphRecords is how many records a graph test publishes: the short
+// workload unless in the long mode (each graph record crosses three stages
+// and two exchange streams).
+func graphRecords() int {
+	if longMode() {
+		return records
+	}
+	return shortRecords
 }
 
 // deployGraph is deploy for the three-stage graph pipeline, its source
@@ -172,7 +182,7 @@ func TestGraphRoutedSourceIsReadOnce(t *testing.T) {
 
 func runRoutedSourceCase(t *testing.T, route bool) {
 	d := deployGraph(t, route)
-	events := newEvents(recordCount(), newRand(t))
+	events := newEvents(graphRecords(), newRand(t))
 	d.startWorkers(t, routedWorkers)
 	a := d.awaitAssignment(t, 0, "runs on 4 workers", func(a assign.Assignment) bool { return len(workersOf(a)) == routedWorkers })
 	d.awaitRestarts(t, 0, a)
