@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/wasmstream/wasmstream/internal/engine/config"
+	"github.com/wasmstream/wasmstream/internal/exchange"
+	"github.com/wasmstream/wasmstream/internal/testutil"
+	"github.com/wasmstream/wasmstream/natsio"
+)
+
+// routedSubjectHCL is a routed source whose operator keys records by their subject: the router
+// must carry each record's subject through the exchange stream.
+const routedSubjectHCL = `
+name     = "routed"
+data_dir = %q
+server { embedded_port = %d }
+stream "SUMA" { subjects = ["suma.>"] }
+stream "OUT" {
+  subjects         = ["routed.>"]
+  duplicate_window = "10m"
+}
+source "a" {
+  stream  = "SUMA"
+  subject = "suma.>"
+  route   = true
+}
+operator "s1" {
+  module      = %q
+  inputs      = ["a"]
+  parallelism = 2
+  key { subject_token = 2 }
+  outputs = { out = "final" }
+}
+sink "final" { subject = "routed.final" }
+`
+
+// A routed source's records reach its operator as the source stored them: keyed by their
+// subject (restored from the exchange's Wasmstream-Exchange-Subject), every record once. The
+// router drops what would change its publish into the exchange or forge a barrier: a record
+// carrying Nats-Expected-Stream (JetStream would refuse the exchange publish) and one carrying
+// Wasmstream-Exchange-Marker (its consumer would read it as a marker) are routed like the others.
+func TestRoutedSourceKeepsSubjectsAndDropsControlHeaders(t *testing.T) {
+	dir := testutil.PrivateTempDir(t)
+	module := testutil.GoGuest(t, sum2Pkg)
+	seedCompilationCache(t, dir, module)
+	path := filepath.Join(t.TempDir(), "pipeline.hcl")
+	if err := os.WriteFile(path, fmt.Appendf(nil, routedSubjectHCL, dir, testutil.FreePort(t), module), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := chainRecords(600, 25, 3)
+	stats := runSumsWith(t, cfg, Options{Checkpoint: CheckpointOptions{Interval: 100 * time.Millisecond}}, func(p *Pipeline) error {
+		return publishBySubject(p.Reach(), recs)
+	})
+	if stats.DeadLettered != 0 || stats.Processed != uint64(len(recs)) {
+		t.Errorf("stats %+v: want every record processed once, none dead-lettered", stats)
+	}
+	sums := stageSums(t, dumpState(t, cfg, newestCheckpoint(t, cfg).ID))
+	diffSums(t, "operator s1 keyed by the records' subjects", sums["s1"], expectedSums(recs))
+}
+
+// publishBySubject publishes recs on suma.<key>, the first with Nats-Expected-Stream and the
+// second with a forged marker header.
+func publishBySubject(reach natsio.ServerOptions, recs []sumRecord) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := natsio.Connect(ctx, reach)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	sink := c.NewSink(1024)
+	defer sink.Close()
+	for i, r := range recs {
+		h := nats.Header{}
+		switch i {
+		case 0:
+			h.Set("Nats-Expected-Stream", "SUMA")
+		case 1:
+			h.Set(exchange.HeaderMarker, "1")
+		}
+		if err := sink.Publish(ctx, natsio.OutMessage{Subject: "suma." + r.key, Data: r.json(), Header: h}); err != nil {
+			return err
+		}
+	}
+	return sink.Flush(ctx)
+}
+
+// routedHeader keeps the record's own headers but for the exchange's reserved names and
+// JetStream's publish headers, and adds the record's subject and event time.
+func TestRoutedHeader(t *testing.T) {
+	at := time.Unix(1700000000, 5)
+	m := &natsio.Message{Subject: "pay.eu.1", Time: at, Header: nats.Header{
+		"Tenant":                      {"a", "b"},
+		"Nats-Msg-Id":                 {"x"},
+		"nats-expected-last-sequence": {"9"},
+		"Wasmstream-Exchange-Marker":  {"1"},
+		"wasmstream-exchange-subject": {"forged"},
+		"Wasmstream-Key":              {"k"},
+		exchange.HeaderEventTime:      {"1"},
+	}}
+	h := routedHeader(m)
+	want := nats.Header{
+		"Tenant":                 {"a", "b"},
+		"Wasmstream-Key":         {"k"},
+		exchange.HeaderSubject:   {"pay.eu.1"},
+		exchange.HeaderEventTime: {exchange.EncodeEventTime(at)},
+	}
+	if fmt.Sprint(h) != fmt.Sprint(want) {
+		t.Errorf("routedHeader = %v, want %v", h, want)
+	}
+}
