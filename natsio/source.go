@@ -42,6 +42,10 @@ type StreamIdentity struct {
 type SourceSpec struct {
 	Stream        string
 	FilterSubject string // "" = all subjects of the stream
+	// FilterSubjects, instead of FilterSubject, reads several subjects
+	// with one consumer (NATS ADR-34), in stream order: a consumer of an
+	// exchange stream reads its key groups' subjects only.
+	FilterSubjects []string
 	// StartSequence is the first sequence to deliver; 0 or 1 = from the start.
 	StartSequence uint64
 	// AllowGap lets a source skip messages that are gone (see
@@ -141,7 +145,7 @@ func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error)
 		if err := checkPosition(spec, info.State); err != nil {
 			return nil, err
 		}
-		if spec.FilterSubject != "" { // without one, every sequence is checked as it arrives
+		if spec.filtered() { // without one, every sequence is checked as it arrives
 			if err := checkRemoved(ctx, st, spec); err != nil {
 				return nil, err
 			}
@@ -157,8 +161,8 @@ func (c *Conn) OpenSource(ctx context.Context, spec SourceSpec) (*Source, error)
 		resumed.StartSequence = from
 		return openIterator(ctx, st, resumed)
 	}
-	s.checkGaps = spec.FilterSubject == "" && !spec.AllowGap
-	s.checkFirst = spec.FilterSubject != "" && !spec.AllowGap && spec.StartSequence > 1
+	s.checkGaps = !spec.filtered() && !spec.AllowGap
+	s.checkFirst = spec.filtered() && !spec.AllowGap && spec.StartSequence > 1
 	s.acceptThrough = spec.AcceptGapsThrough
 	s.last = max(spec.StartSequence, 1) - 1
 	go s.pump()
@@ -190,11 +194,27 @@ func (spec SourceSpec) validate() error {
 	if !validStreamName(spec.Stream) {
 		return fmt.Errorf("%w: source stream name %q is not valid", ErrInvalidStreamSpec, spec.Stream)
 	}
-	if spec.FilterSubject != "" && !server.IsValidSubject(spec.FilterSubject) {
-		return fmt.Errorf("%w: source stream %s: filter %q is not a valid subject", ErrInvalidStreamSpec, spec.Stream, spec.FilterSubject)
+	if spec.FilterSubject != "" && len(spec.FilterSubjects) > 0 {
+		return fmt.Errorf("%w: source stream %s: a filter subject and filter subjects; give one or the other", ErrInvalidStreamSpec, spec.Stream)
+	}
+	for _, f := range spec.filters() {
+		if !server.IsValidSubject(f) {
+			return fmt.Errorf("%w: source stream %s: filter %q is not a valid subject", ErrInvalidStreamSpec, spec.Stream, f)
+		}
 	}
 	return nil
 }
+
+// filters are the subjects the source reads; none: every subject of the stream.
+func (spec SourceSpec) filters() []string {
+	if spec.FilterSubject != "" {
+		return []string{spec.FilterSubject}
+	}
+	return spec.FilterSubjects
+}
+
+// filtered reports whether the source reads only some subjects of the stream.
+func (spec SourceSpec) filtered() bool { return len(spec.filters()) > 0 }
 
 // checkPosition refuses a resume position that the stream cannot honour:
 // messages from it on were removed (purge, age or size limits), or the
@@ -222,9 +242,7 @@ func openIterator(ctx context.Context, st jetstream.Stream, spec SourceSpec) (je
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = spec.StartSequence
 	}
-	if spec.FilterSubject != "" {
-		cfg.FilterSubjects = []string{spec.FilterSubject}
-	}
+	cfg.FilterSubjects = spec.filters()
 	cons, err := st.OrderedConsumer(ctx, cfg)
 	if err != nil {
 		return nil, nil, err

@@ -36,6 +36,38 @@ func TestSourceFromStartSequenceWithFilter(t *testing.T) {
 	}
 }
 
+// A source with several filter subjects reads exactly those, in stream order, from its start
+// sequence; a filter subject and filter subjects together, or an invalid one, are refused.
+func TestSourceWithFilterSubjects(t *testing.T) {
+	c := embedded(t)
+	ensureStream(t, c, "KG", "kg.*")
+	for i := 1; i <= 40; i++ {
+		publishSync(t, c, fmt.Sprintf("kg.%d", i%4), fmt.Sprint(i))
+	}
+	src, err := c.OpenSource(testCtx(t), SourceSpec{Stream: "KG", FilterSubjects: []string{"kg.1", "kg.3"}, StartSequence: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := fetchN(t, src, 17) // the odd sequences 7 ... 39
+	for i, m := range got {
+		if want := uint64(7 + 2*i); m.Sequence != want || m.Subject != fmt.Sprintf("kg.%d", want%4) {
+			t.Fatalf("message %d = sequence %d on %s, want sequence %d on kg.%d", i, m.Sequence, m.Subject, want, want%4)
+		}
+	}
+	if batch, err := src.Fetch(testCtx(t), 10, 50*time.Millisecond); batch != nil || err != nil {
+		t.Fatalf("after the last message of the filters Fetch = %d messages, %v; want a timeout", len(batch), err)
+	}
+	for _, spec := range []SourceSpec{
+		{Stream: "KG", FilterSubject: "kg.1", FilterSubjects: []string{"kg.2"}},
+		{Stream: "KG", FilterSubjects: []string{"kg.1", "kg..2"}},
+	} {
+		if _, err := c.OpenSource(testCtx(t), spec); !errors.Is(err, ErrInvalidStreamSpec) {
+			t.Errorf("OpenSource(%+v) = %v, want ErrInvalidStreamSpec", spec, err)
+		}
+	}
+}
+
 func TestSourceDeliversExactlyFromStart(t *testing.T) {
 	c := embedded(t)
 	ensureStream(t, c, "S", "s.>")

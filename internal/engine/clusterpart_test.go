@@ -180,16 +180,21 @@ func TestClusterPartStopAbandonsHeldWork(t *testing.T) {
 // A cluster part opens only the sources its tasks read: a part running
 // tasks of the second stage of a graph reads the exchange stream and not
 // the declared source, which only the first stage reads; a part running
-// tasks of both stages reads both.
+// tasks of both stages reads both. Of the exchange stream it reads only
+// the subjects of its tasks' key groups (s2 has 3 tasks over 32 key
+// groups: 11, 11 and 10), all of them (the stream's subject) when it runs
+// every task.
 func TestClusterPartReadsOnlyWhatItsTasksNeed(t *testing.T) {
 	s := newChainSetup(t, 2)
 	for _, tc := range []struct {
-		tasks map[string][]int
-		want  []string
+		tasks   map[string][]int
+		want    []string
+		filters int // subjects of the exchange reader; 0: the whole stream
 	}{
-		{map[string][]int{"s2": {0, 2}}, []string{"s1.out"}},
-		{map[string][]int{"s1": {1}}, []string{"a"}},
-		{map[string][]int{"s1": {0}, "s2": {1}}, []string{"a", "s1.out"}},
+		{map[string][]int{"s2": {0, 2}}, []string{"s1.out"}, 21},
+		{map[string][]int{"s1": {1}}, []string{"a"}, 0},
+		{map[string][]int{"s1": {0}, "s2": {1}}, []string{"a", "s1.out"}, 11},
+		{map[string][]int{"s2": {0, 1, 2}}, []string{"s1.out"}, 0},
 	} {
 		persist := func(context.Context, checkpoint.Manifest, *pebble.DB) error { return nil }
 		opts := quietOptions(t, Options{Cluster: &ClusterPart{Tasks: tc.tasks, Persist: persist}})
@@ -203,10 +208,14 @@ func TestClusterPartReadsOnlyWhatItsTasksNeed(t *testing.T) {
 		for _, src := range p.sources {
 			got = append(got, src.cfg.Name)
 		}
+		filters := p.exchangeFilters(p.exchanges[0])
 		p.Close()
 		cancel()
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("a part running tasks %v reads %v, want %v", tc.tasks, got, tc.want)
+		}
+		if len(filters) != tc.filters {
+			t.Errorf("a part running tasks %v reads exchange subjects %v, want %d of them", tc.tasks, filters, tc.filters)
 		}
 	}
 }

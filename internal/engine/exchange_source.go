@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wasmstream/wasmstream/internal/exchange"
+	"github.com/wasmstream/wasmstream/internal/state"
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
@@ -20,6 +21,33 @@ type exchangeInput struct {
 // whose generation is its newest coordinator's (markerAlignment.follow).
 func newExchangeInput(e *exchangeEdge, generation uint64, follow bool) *exchangeInput {
 	return &exchangeInput{edge: e, align: newMarkerAlignment(generation, e.consumer.cfg.MaxParallelism, follow)}
+}
+
+// maxFilterSubjects bounds the filter subjects of one exchange reader: a part owning more key
+// groups than that reads the whole stream and keeps its own (filter-on-read), rather than make
+// the server hold a consumer with thousands of filters.
+const maxFilterSubjects = 256
+
+// exchangeFilters are the subjects of edge e that a cluster part reads: those of the key groups
+// of its tasks of the consumer (FORMAT.md §2, Edge.FilterSubjects), so that each worker reads
+// its share of the stream rather than all of it. Nil: the whole stream (outside a cluster part,
+// when the part owns every key group, or more than maxFilterSubjects of them).
+func (p *Pipeline) exchangeFilters(e *exchangeEdge) []string {
+	oc := e.consumer.cfg
+	owned := p.ownedTasks(oc)
+	if p.opts.Cluster == nil || len(owned) == 0 || len(owned) == oc.Parallelism {
+		return nil
+	}
+	var out []string
+	for _, i := range owned {
+		r := state.RangeForTask(i, oc.Parallelism, oc.MaxParallelism)
+		subjects, err := e.edge.FilterSubjects(int(r.Start), int(r.End), oc.MaxParallelism)
+		if err != nil || len(out)+len(subjects) > maxFilterSubjects {
+			return nil
+		}
+		out = append(out, subjects...)
+	}
+	return out
 }
 
 // runExchange is run for the source of an exchange edge. An aligned barrier request is not

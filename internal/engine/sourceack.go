@@ -45,8 +45,13 @@ func (p *Pipeline) openReader(ctx context.Context, sc *config.Source, start uint
 		through = info.State.LastSeq
 	}
 	if info.Config.Retention == jetstream.LimitsPolicy {
-		src, err := p.conn.OpenSource(ctx, natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start,
-			StreamCreated: created, AcceptGapsThrough: through})
+		spec := natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start, StreamCreated: created, AcceptGapsThrough: through}
+		if e := p.exchangeOf(sc); e != nil {
+			if filters := p.exchangeFilters(e); filters != nil {
+				spec.FilterSubject, spec.FilterSubjects = "", filters
+			}
+		}
+		src, err := p.conn.OpenSource(ctx, spec)
 		return src, nil, err
 	}
 	ack, err := p.conn.OpenAckingSource(ctx, natsio.AckingSourceSpec{
