@@ -128,8 +128,8 @@ func (p *Pipeline) manifest(a protocol.Persist) checkpoint.Manifest {
 func (t *task) manifestEntry(r protocol.TaskReport) checkpoint.TaskEntry {
 	kgr := t.backend.Options().Range
 	inputs := make(map[string]uint64, len(r.Positions))
-	for i, name := range t.op.cfg.Inputs {
-		inputs[name] = r.Positions[i]
+	for i := range t.op.cfg.Inputs {
+		inputs[t.op.p.inputSourceName(t.op, i)] = r.Positions[i]
 	}
 	return checkpoint.TaskEntry{KeyGroupRange: checkpoint.KeyGroupRange{Start: kgr.Start, End: kgr.End},
 		Inputs: inputs, PauseNanos: int64(r.Pause), AlignmentNanos: int64(r.Alignment), Unaligned: r.Unaligned}

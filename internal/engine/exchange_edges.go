@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/exchange"
@@ -80,10 +83,42 @@ func (p *Pipeline) wireEdge(b *operator, input uint32, r config.InputRef) error 
 	return nil
 }
 
-// ensureExchanges creates the stream of every edge, or checks the one that exists.
+// ensureExchanges creates the stream of every edge, or checks the one that exists. A run of one
+// process that restores no checkpoint (the first, or --empty-state) first deletes an exchange
+// stream that holds anything: its records belong to an earlier run, which the consumers would
+// read again from the start, and its duplicate window remembers that run's record ids, which
+// the new run's records reuse and would be dropped as duplicates. A cluster part leaves them:
+// the other workers' parts may already write into them.
 func (p *Pipeline) ensureExchanges(ctx context.Context) error {
+	if p.restored == nil && p.opts.Cluster == nil {
+		if err := p.deleteUsedExchanges(ctx); err != nil {
+			return err
+		}
+	}
 	_, err := EnsureExchanges(ctx, p.cfg, p.conn)
 	return err
+}
+
+// deleteUsedExchanges deletes the exchange streams that ever stored a message.
+func (p *Pipeline) deleteUsedExchanges(ctx context.Context) error {
+	for _, e := range p.exchanges {
+		st, err := p.conn.JS.Stream(ctx, e.source.Stream)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("exchange %s: stream %s: %w", e.edge, e.source.Stream, err)
+		}
+		if st.CachedInfo().State.LastSeq == 0 {
+			continue
+		}
+		p.logger.Warn("starting from empty state: deleting the exchange stream of an earlier run", "exchange", e.edge.String(), "stream", e.source.Stream,
+			"messages", st.CachedInfo().State.Msgs)
+		if err := p.conn.JS.DeleteStream(ctx, e.source.Stream); err != nil {
+			return fmt.Errorf("exchange %s: delete stream %s of an earlier run: %w", e.edge, e.source.Stream, err)
+		}
+	}
+	return nil
 }
 
 // EnsureExchanges creates the exchange stream of every edge of cfg (an operator reading

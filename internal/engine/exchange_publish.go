@@ -25,7 +25,9 @@ func (t *task) exchangeOutput(e *exchangeEdge, r *inputRecord, o *host.Output) (
 		return preparedOutput{}, fmt.Sprintf("output %d of the record goes to operator %q through exchange %s, whose key for input %q it lacks: %v; "+
 			"emit outputs that carry the key, or change the key of input %q", o.Seq+1, b.cfg.Name, e.edge, e.inputName(), err, e.inputName())
 	}
-	id := exchange.MsgID(exchange.Position{Producer: t.op.cfg.Name, Input: t.op.cfg.Inputs[r.input], Sequence: r.msg.Sequence, Emit: o.Seq})
+	// The source's name, not the input's: a routed input's sequences are those of its route
+	// edge's stream (source "a>b"), and must not meet the ids of the same input read directly.
+	id := exchange.MsgID(exchange.Position{Producer: t.op.cfg.Name, Input: t.op.p.sources[r.source].cfg.Name, Sequence: r.msg.Sequence, Emit: o.Seq})
 	msg := natsio.OutMessage{Subject: e.edge.Subject(state.KeyGroup(key, b.cfg.MaxParallelism)), MsgID: id, Data: o.Value, Header: h}
 	return preparedOutput{msg: msg, edge: e, origin: execOrigin{seq: r.msg.Sequence, output: o.Output}}, ""
 }

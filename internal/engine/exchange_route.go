@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/engine/config"
 	"github.com/wasmstream/wasmstream/internal/exchange"
 	"github.com/wasmstream/wasmstream/internal/state"
@@ -44,6 +45,17 @@ func (p *Pipeline) wireRoutes() error {
 // routedSourceName names the source that reads the route edge of source to consumer: its
 // positions in the checkpoints, metrics and logs go by it.
 func routedSourceName(source, consumer string) string { return source + ">" + consumer }
+
+// inputSourceName is the name of the source that feeds input i of op, under which checkpoints
+// keep its positions: the input as the config writes it, but for a routed source the reader of
+// its route edge to op (routedSourceName), whose positions are sequences of that edge's stream.
+func (p *Pipeline) inputSourceName(op *operator, i int) string {
+	name := op.cfg.Inputs[i]
+	if sc := p.cfg.Source(name); sc != nil && sc.Route {
+		return routedSourceName(name, op.cfg.Name)
+	}
+	return name
+}
 
 // routesOf are the route edges of the declared source sc, in the order of its readers.
 func (p *Pipeline) routesOf(sc *config.Source) []*exchangeEdge {
@@ -133,4 +145,43 @@ func (s *source) publishRouteMarkers(ctx context.Context, id uint64) error {
 		}
 	}
 	return nil
+}
+
+// checkRouting refuses to restore a checkpoint taken while a source was routed when the config
+// no longer routes it, or the other way round, unless the checkpoint is the final one of a
+// graceful stop. Any other checkpoint can hold records between the router and its readers (in
+// the exchange, after the readers' positions), which reading the source directly would lose,
+// or readers' positions in the source behind the router's, from which a router would route
+// records their state already counts.
+func (p *Pipeline) checkRouting() error {
+	if p.restored == nil || p.cleanRestore {
+		return nil
+	}
+	m := p.restored.Manifest
+	for i := range p.cfg.Sources {
+		sc := &p.cfg.Sources[i]
+		then, known := routedIn(m, sc.Name)
+		if !known || then == sc.Route {
+			continue
+		}
+		return fmt.Errorf("%w %d: source %q: the checkpoint was taken with route = %t and the config says route = %t; "+
+			"a checkpoint not taken at a graceful stop can hold records between the router and its readers, which the change would lose or count twice. "+
+			"Nothing was changed: run with route = %t until a graceful stop (SIGTERM, or --stop-when-idle), then change it; or start over with --empty-state",
+			ErrRecovery, m.ID, sc.Name, then, sc.Route, then)
+	}
+	return nil
+}
+
+// routedIn reports whether checkpoint m was taken with source routed (it holds positions of the
+// source's route edges), and whether m knows the source at all.
+func routedIn(m checkpoint.Manifest, source string) (routed, known bool) {
+	for _, s := range m.Sources {
+		switch {
+		case strings.HasPrefix(s.Name, source+">"):
+			return true, true
+		case s.Name == source:
+			known = true
+		}
+	}
+	return false, known
 }

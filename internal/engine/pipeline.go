@@ -140,6 +140,9 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	p.restored = plan
 	cleanID, clean := recovery.TakeCleanStop(cfg.DataDir)
 	p.cleanRestore = plan != nil && clean && cleanID == plan.Manifest.ID
+	if err := p.checkRouting(); err != nil {
+		return nil, err
+	}
 	if p.conn == nil {
 		if err := p.connect(ctx); err != nil {
 			return nil, err
