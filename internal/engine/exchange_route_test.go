@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats.go"
 
 	"github.com/wasmstream/wasmstream/internal/engine/config"
@@ -147,4 +148,31 @@ func TestChangingRouteNeedsAGracefulStop(t *testing.T) {
 	st = runSums(t, direct, Options{}, batch3)
 	t.Logf("direct: %+v", st)
 	checkChain(t, s, direct, slices.Concat(batch1, batch2, batch3))
+}
+
+// A run that restores no checkpoint (here --empty-state after a crash, the source stream created
+// again with other records) deletes the exchange streams of the earlier run: otherwise their
+// duplicate windows would drop the new records, whose ids repeat the old ones', and the next
+// stage would read the old records again.
+func TestEmptyStateDeletesTheExchangesOfAnEarlierRun(t *testing.T) {
+	skipInRacePass(t)
+	s := newChainSetup(t, 2)
+	s.interval = 50 * time.Millisecond
+	cfg := s.load(t)
+	fresh := chainRecords(500, 20, 12)
+	crashMidInput(t, cfg, s.options(), chainRecords(500, 20, 10), chainRecords(500, 20, 11)) // records left in the exchange
+
+	c, err := ConnectClient(context.Background(), cfg, hclog.NewNullLogger(), AsControl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.JS.DeleteStream(context.Background(), "SUMA"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	runSums(t, cfg, Options{Recovery: RecoveryOptions{EmptyState: true}}, fresh)
+	sums := stageSums(t, dumpState(t, cfg, newestCheckpoint(t, cfg).ID))
+	want := chainWant(fresh)
+	diffSums(t, "operator s1", sums["s1"], want["s1"])
+	diffSums(t, "operator s2", sums["s2"], want["s2"])
 }
