@@ -32,7 +32,9 @@ const graphKillsEnv = "ACCEPTANCE_GRAPH_KILLS"
 // with the source's; producers replay into the exchanges, whose duplicate
 // windows drop what was stored before. In the end every output the
 // one-stage model expects is stored exactly once at the sink and nothing
-// else (checkGraphOutputs), the per-key sequence check passes, the control
+// else (checkGraphOutputs), each stage's exchange stream holds each of its
+// records once (requireStages), the per-key sequence check passes at every
+// stage, the control
 // bucket's history keeps the protocol's invariants and the workers exit 0
 // on SIGTERM. 2 kills by default (4 in the long mode); graphKillsEnv sets
 // another number, and the records grow with it so that every kill falls
@@ -61,6 +63,7 @@ func TestGraphWorkerKills(t *testing.T) {
 	what := "graph, after " + plan.String()
 	t.Logf("ACCEPTANCE-SUMMARY %s: %s", what, summary(report))
 	d.requireModelOutputs(t, what)
+	d.requireStages(t, what)
 	d.requireControl(t, what)
 }
 
@@ -152,6 +155,7 @@ func TestGraphRescalesTheMiddleStageLive(t *testing.T) {
 	final := d.finalAssignment(t)
 	t.Logf("ACCEPTANCE-SUMMARY %s: %s; final assignment %d: %s", what, summary(report), final.Epoch, placementOf(final))
 	d.requireModelOutputs(t, what)
+	d.requireStages(t, what)
 	d.requireControl(t, what)
 	if p := stageParallelism(final, stage); p != 3 {
 		t.Errorf("the final assignment %d runs %s with %d tasks, want 3: %s", final.Epoch, stage, p, placementOf(final))

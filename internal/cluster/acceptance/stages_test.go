@@ -1,0 +1,160 @@
+package acceptance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/wasmstream/wasmstream/internal/exchange"
+)
+
+// requireStages checks what every stage of the graph pipeline published
+// into the exchange stream of the next one, as requireModelOutputs checks
+// the sink: pre's and mid's records (sum2 outputs with the model's
+// payloads, since every stage passes "k" and "v" on) must each hold every
+// payload of the model exactly once, in each key's order (checkPerKey).
+// The exchange stream drops a replayed record by its id, so a payload
+// stored twice is a record a stage processed twice. A stream the
+// coordinator trimmed (after a garbage collection, at most once a minute)
+// no longer holds its first records: only duplicates and order are checked
+// there, and the report says so.
+func (d *deployment) requireStages(t *testing.T, what string) {
+	t.Helper()
+	js := d.cluster.JetStream(t, nats.Name("acceptance stage reader"))
+	input := sourceName
+	for _, stage := range graphStages {
+		next := operatorName
+		if i := indexOf(graphStages, stage); i+1 < len(graphStages) {
+			next = graphStages[i+1]
+		}
+		e := exchange.Edge{Pipeline: pipelineName, Producer: stage, Output: "out", Consumer: next}
+		msgs, first := readExchange(t, js, e.StreamName())
+		r, outs := checkStagePayloads(msgs, d.model)
+		trimmed := first > 1
+		if trimmed {
+			r.lost = 0 // the trimmed records cannot be told from lost ones
+		}
+		perKey := checkPerKey(outs, d.model.perKey)
+		if trimmed {
+			perKey.missing = 0
+		}
+		t.Logf("ACCEPTANCE-SUMMARY %s: stage %s (input %s) into %s: %s; per key: %s; trimmed below sequence %d: %t",
+			what, stage, input, e.StreamName(), r, perKey, first, trimmed)
+		r.require(t, what+": stage "+stage)
+		perKey.require(t, what+": stage "+stage, false)
+		input = stage + ".out"
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkStagePayloads is checkGraphOutputs for an exchange stream: its
+// records' ids name the producer's input, not the sink's.
+func checkStagePayloads(msgs []storedMsg, m *model) (outputReport, []sumOutput) {
+	r := outputReport{stored: len(msgs)}
+	want := make(map[sumOutput]bool, len(m.byID))
+	for _, o := range m.byID {
+		want[o] = true
+	}
+	seen := make(map[sumOutput]string, len(msgs))
+	outs := make([]sumOutput, 0, len(msgs))
+	for _, msg := range msgs {
+		o, err := decodeOutput(msg.data)
+		if err != nil {
+			r.undecodable++
+			r.note("exchange sequence %d (%s): %v", msg.seq, msg.msgID, err)
+			continue
+		}
+		outs = append(outs, o)
+		first, again := seen[o]
+		switch {
+		case !want[o]:
+			r.unexpected++
+			r.note("unexpected record %s (id %s) at exchange sequence %d", msg.data, msg.msgID, msg.seq)
+		case again:
+			r.sameEffect++
+			r.note("%s carries the payload of %s: %s", msg.msgID, first, msg.data)
+		default:
+			seen[o] = msg.msgID
+		}
+	}
+	for o := range want {
+		if _, ok := seen[o]; !ok {
+			r.lost++
+			r.note("lost the model's %+v", o)
+		}
+	}
+	return r, outs
+}
+
+// readExchange reads every record of an exchange stream (markers left
+// out), in stream order, and returns them with the stream's first
+// sequence.
+func readExchange(t *testing.T, js jetstream.JetStream, stream string) ([]storedMsg, uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var (
+		st   jetstream.Stream
+		cons jetstream.Consumer
+		err  error
+	)
+	// The JetStream API of a cluster that just lost its workers' connections
+	// answered "no responders" once: asked again, it answers.
+	for attempt := 1; ; attempt++ {
+		if st, err = js.Stream(ctx, stream); err == nil {
+			cons, err = st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+			if err != nil {
+				err = fmt.Errorf("ordered consumer: %w", err)
+			}
+		}
+		if err == nil || attempt == 10 || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if err != nil {
+		t.Fatalf("exchange stream %s: %v", stream, err)
+	}
+	state := st.CachedInfo().State
+	var out []storedMsg
+	for last := uint64(0); last < state.LastSeq; {
+		batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			t.Fatalf("exchange stream %s: %v", stream, err)
+		}
+		n := 0
+		for msg := range batch.Messages() {
+			n++
+			meta, err := msg.Metadata()
+			if err != nil {
+				t.Fatalf("exchange stream %s: %v", stream, err)
+			}
+			last = meta.Sequence.Stream
+			if msg.Headers().Get(exchange.HeaderMarker) != "" {
+				continue
+			}
+			out = append(out, storedMsg{seq: last, msgID: msg.Headers().Get("Nats-Msg-Id"), data: msg.Data(), stamp: meta.Timestamp})
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			t.Fatalf("exchange stream %s: %v", stream, err)
+		}
+		if n == 0 {
+			t.Fatalf("exchange stream %s: nothing after sequence %d of %d", stream, last, state.LastSeq)
+		}
+	}
+	return out, state.FirstSeq
+}
+
