@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -19,11 +18,6 @@ import (
 // idempotent sink, on the subject of B's key group for it, and a barrier marker on every
 // subject at each snapshot; one source of the pipeline, named like B's input ("A.o"), reads
 // the edge's stream and routes its records to B's tasks like any source's (exchange_source.go).
-
-// exchangeDuplicateWindow is how long an exchange stream remembers record ids: it must cover a
-// producer's replay, from the barrier of the oldest retained checkpoint to the end of a
-// recovery (FORMAT.md §2).
-const exchangeDuplicateWindow = 2 * time.Hour
 
 // exchangeEdge is one edge as the runtime wires it.
 type exchangeEdge struct {
@@ -129,7 +123,7 @@ func (p *Pipeline) deleteUsedExchanges(ctx context.Context) error {
 func EnsureExchanges(ctx context.Context, cfg *config.Pipeline, conn *natsio.Conn) ([]string, error) {
 	var names []string
 	for _, ce := range configEdges(cfg) {
-		spec := exchange.StreamSpec{Edge: ce.edge, DuplicateWindow: exchangeDuplicateWindow, Replicas: cfg.ExchangeReplicas()}
+		spec := exchange.StreamSpec{Edge: ce.edge, DuplicateWindow: cfg.Exchange.DuplicateWindow, Replicas: cfg.ExchangeReplicas()}
 		if _, err := exchangejs.EnsureExchange(ctx, conn, spec); err != nil {
 			return nil, fmt.Errorf("%s: operator %q: input %q: %w", config.Pos(cfg.Operator(ce.edge.Consumer).Range), ce.edge.Consumer, ce.input, err)
 		}

@@ -96,6 +96,7 @@ name     = "chain"
 data_dir = %q
 server { embedded_port = %d }
 checkpoint { retain = 3 }
+exchange { duplicate_window = "3h" }
 stream "SUMA" { subjects = ["suma.>"] }
 stream "CHAIN" {
   subjects         = ["chain.>"]
@@ -264,6 +265,9 @@ func checkTrimmed(t *testing.T, cfg *config.Pipeline) {
 			t.Fatal(err)
 		}
 		first := st.CachedInfo().State.FirstSeq
+		if w := st.CachedInfo().Config.Duplicates; w != cfg.Exchange.DuplicateWindow {
+			t.Errorf("exchange stream %s remembers ids for %s, want the exchange block's %s", e.Stream, w, cfg.Exchange.DuplicateWindow)
+		}
 		if _, ok := resume[input]; !ok {
 			t.Errorf("the oldest retained checkpoint has no position of %s, which reads exchange stream %s", input, e.Stream)
 		}

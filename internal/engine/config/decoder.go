@@ -107,6 +107,7 @@ func (d *decoder) decodeBlocks(p *Pipeline, blocks hcl.Blocks) {
 	p.Log = Log{Format: DefaultLogFormat, Level: DefaultLogLevel}
 	p.Checkpoint = defaultCheckpoint()
 	p.Cluster = defaultCluster()
+	p.Exchange = defaultExchange()
 	for _, b := range blocks {
 		switch b.Type {
 		case "server":
@@ -128,6 +129,10 @@ func (d *decoder) decodeBlocks(p *Pipeline, blocks hcl.Blocks) {
 		case "observe":
 			if d.once(b) {
 				p.Observe = d.decodeObserve(b)
+			}
+		case "exchange":
+			if d.once(b) {
+				p.Exchange = d.decodeExchange(b)
 			}
 		case "stream":
 			d.addStream(p, b)

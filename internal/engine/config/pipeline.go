@@ -26,6 +26,9 @@ type Pipeline struct {
 	Cluster Cluster
 	// Observe is the metrics and health endpoint; off (empty Listen) without an observe block.
 	Observe Observe
+	// Exchange configures the streams between operators; its defaults are filled in when the
+	// file has no exchange block.
+	Exchange Exchange
 	// Streams, Sources, Operators and Sinks keep the order of the file.
 	Streams   []Stream
 	Sources   []Source

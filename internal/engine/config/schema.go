@@ -14,6 +14,7 @@ var fileSchema = &hcl.BodySchema{
 		{Type: "checkpoint"},
 		{Type: "cluster"},
 		{Type: "observe"},
+		{Type: "exchange"},
 		{Type: "stream", LabelNames: []string{"name"}},
 		{Type: "source", LabelNames: []string{"name"}},
 		{Type: "operator", LabelNames: []string{"name"}},
@@ -38,6 +39,8 @@ var clusterSchema = &hcl.BodySchema{
 }
 
 var observeSchema = &hcl.BodySchema{Attributes: attributes("listen")}
+
+var exchangeSchema = &hcl.BodySchema{Attributes: attributes("duplicate_window")}
 
 var streamSchema = &hcl.BodySchema{Attributes: attributes("subjects", "duplicate_window", "storage", "retention", "replicas")}
 

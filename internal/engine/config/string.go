@@ -40,6 +40,10 @@ func (p *Pipeline) String() string {
 		body.AppendNewline()
 		writeObserve(body.AppendNewBlock("observe", nil).Body(), p.Observe)
 	}
+	if p.HasExchangeEdges() {
+		body.AppendNewline()
+		writeExchange(body.AppendNewBlock("exchange", nil).Body(), p.Exchange)
+	}
 	for _, s := range p.Streams {
 		writeStream(body, s)
 	}
