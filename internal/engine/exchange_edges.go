@@ -34,31 +34,37 @@ type exchangeEdge struct {
 func (e *exchangeEdge) inputName() string { return e.consumer.cfg.Inputs[e.input] }
 
 // wireExchanges finds the pipeline's exchange edges and gives each producer output the edges
-// it feeds. Two operators reading one output are refused: their sources would share a name,
-// which the checkpoints key positions by.
+// it feeds: one per operator reading it, each with a stream of its own.
 func (p *Pipeline) wireExchanges() error {
-	readers := map[string]string{}
+	readers := map[string]bool{}
 	for _, b := range p.operators {
 		for i, in := range b.cfg.Inputs {
 			r, ok := config.ParseInputRef(in)
 			if !ok || !r.IsOperatorOutput() {
 				continue
 			}
-			if other, dup := readers[in]; dup {
-				return config.Errorf(b.cfg.Range, "operator %q: input %q is read by operator %q too: one process runs one reader per operator output for now; "+
-					"emit a second output for the second reader", b.cfg.Name, in, other)
-			}
-			readers[in] = b.cfg.Name
-			if err := p.wireEdge(b, uint32(i), r); err != nil {
+			if err := p.wireEdge(b, uint32(i), r, exchangeSourceName(in, b.cfg.Name, !readers[in])); err != nil {
 				return err
 			}
+			readers[in] = true
 		}
 	}
 	return p.wireRoutes()
 }
 
-// wireEdge adds the edge of b's input r.
-func (p *Pipeline) wireEdge(b *operator, input uint32, r config.InputRef) error {
+// exchangeSourceName names the source that reads the edge of output input ("A.o") to consumer:
+// its positions in the checkpoints, its metrics and logs go by it. The first reader of the output
+// in the file's order reads it under the output's name; every other one under "A.o>consumer",
+// so that adding a reader after the others renames none.
+func exchangeSourceName(input, consumer string, first bool) string {
+	if first {
+		return input
+	}
+	return input + ">" + consumer
+}
+
+// wireEdge adds the edge of b's input r, read by a source called name.
+func (p *Pipeline) wireEdge(b *operator, input uint32, r config.InputRef, name string) error {
 	a := p.operator(r.Operator)
 	out := a.outputIndex(r.Output)
 	if out < 0 {
@@ -71,7 +77,7 @@ func (p *Pipeline) wireEdge(b *operator, input uint32, r config.InputRef) error 
 	if err := e.edge.Validate(); err != nil {
 		return config.Errorf(b.cfg.Range, "operator %q: input %q: %w", b.cfg.Name, r, err)
 	}
-	e.source = config.Source{Name: r.String(), Stream: e.edge.StreamName(), Subject: e.edge.StreamSubject(), Range: b.cfg.Range}
+	e.source = config.Source{Name: name, Stream: e.edge.StreamName(), Subject: e.edge.StreamSubject(), Range: b.cfg.Range}
 	a.edges[out] = append(a.edges[out], e)
 	p.exchanges = append(p.exchanges, e)
 	return nil

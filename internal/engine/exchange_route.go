@@ -47,14 +47,16 @@ func (p *Pipeline) wireRoutes() error {
 func routedSourceName(source, consumer string) string { return source + ">" + consumer }
 
 // inputSourceName is the name of the source that feeds input i of op, under which checkpoints
-// keep its positions: the input as the config writes it, but for a routed source the reader of
-// its route edge to op (routedSourceName), whose positions are sequences of that edge's stream.
+// keep its positions: the input as the config writes it, but for an exchange edge the name of
+// its reader (exchangeSourceName: a second reader of an output, routedSourceName: the reader of
+// a routed source's route edge), whose positions are sequences of that edge's stream.
 func (p *Pipeline) inputSourceName(op *operator, i int) string {
-	name := op.cfg.Inputs[i]
-	if sc := p.cfg.Source(name); sc != nil && sc.Route {
-		return routedSourceName(name, op.cfg.Name)
+	for _, e := range p.exchanges {
+		if e.consumer == op && int(e.input) == i {
+			return e.source.Name
+		}
 	}
-	return name
+	return op.cfg.Inputs[i]
 }
 
 // routesOf are the route edges of the declared source sc, in the order of its readers.
@@ -154,6 +156,9 @@ func (s *source) publishRouteMarkers(ctx context.Context, id uint64) error {
 // or readers' positions in the source behind the router's, from which a router would route
 // records their state already counts.
 func (p *Pipeline) checkRouting() error {
+	if err := p.checkExchangeNames(); err != nil {
+		return err
+	}
 	if p.restored == nil || p.cleanRestore {
 		return nil
 	}
@@ -184,4 +189,27 @@ func routedIn(m checkpoint.Manifest, source string) (routed, known bool) {
 		}
 	}
 	return false, known
+}
+
+// checkExchangeNames refuses to restore a checkpoint that recorded an exchange stream's position
+// under another source name than the config gives its reader now: the readers of an operator's
+// output changed order (the first in the file reads it under the output's name, the others
+// under "A.o>B"), and the renamed reader would find no position and read the stream again from
+// its start.
+func (p *Pipeline) checkExchangeNames() error {
+	if p.restored == nil {
+		return nil
+	}
+	m := p.restored.Manifest
+	for _, e := range p.exchanges {
+		for _, s := range m.Sources {
+			if s.Stream == e.source.Stream && s.Name != e.source.Name {
+				return fmt.Errorf("%w %d: operator %q reads exchange %s as source %q, but the checkpoint holds its position as %q: "+
+					"the operators reading %q changed order (the first in the file reads it as %q, every other one as %q). "+
+					"Nothing was changed: put the operators back in their order, or start over with --empty-state",
+					ErrRecovery, m.ID, e.consumer.cfg.Name, e.edge, e.source.Name, s.Name, e.inputName(), e.inputName(), e.inputName()+">OPERATOR")
+			}
+		}
+	}
+	return nil
 }

@@ -59,8 +59,8 @@ func TrimExchanges(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline,
 	return errors.Join(errs...)
 }
 
-// configEdge is an exchange edge of a config and the consumer's input that names it, which
-// is the name of its position in a checkpoint.
+// configEdge is an exchange edge of a config and the name of the source that reads it, which
+// names its position in a checkpoint.
 type configEdge struct {
 	edge  exchange.Edge
 	input string
@@ -70,10 +70,13 @@ type configEdge struct {
 // edges between operators, then the route edges of routed sources.
 func configEdges(cfg *config.Pipeline) []configEdge {
 	var edges []configEdge
+	readers := map[string]bool{}
 	for _, b := range cfg.Operators {
 		for _, in := range b.Inputs {
 			if r, ok := config.ParseInputRef(in); ok && r.IsOperatorOutput() {
-				edges = append(edges, configEdge{edge: exchange.Edge{Pipeline: cfg.Name, Producer: r.Operator, Output: r.Output, Consumer: b.Name}, input: in})
+				edges = append(edges, configEdge{edge: exchange.Edge{Pipeline: cfg.Name, Producer: r.Operator, Output: r.Output, Consumer: b.Name},
+					input: exchangeSourceName(in, b.Name, !readers[in])})
+				readers[in] = true
 			}
 		}
 	}
