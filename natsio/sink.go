@@ -328,8 +328,8 @@ func (s *Sink) fail(msg *nats.Msg, err error) {
 }
 
 // settle removes msg from pending and frees its slot. It reports false for
-// a message already settled: one message may be reported twice (a failed
-// resend of a publish that an outage budget failed meanwhile). Lock held.
+// a message already settled: a reply or an error may come for a publish
+// that failed meanwhile (failPending, past the outage budget). Lock held.
 func (s *Sink) settle(msg *nats.Msg) bool {
 	if _, ok := s.pending[msg]; !ok {
 		return false
@@ -463,6 +463,7 @@ func (s *Sink) settledCount() uint64 { return s.stats.Acked + s.stats.Failed }
 // failPending fails every pending publish with err. Lock held.
 func (s *Sink) failPending(err error) {
 	s.outage.queue = nil
+	clear(s.sent) // a late reply finds nothing to settle
 	for msg := range s.pending {
 		s.settle(msg)
 		s.fail(msg, err)
