@@ -32,7 +32,7 @@ func TestNkeySeedUser(t *testing.T) {
 
 // Every JetStream context of a connection with JetStreamDomain sends its API calls to
 // $JS.<domain>.API: through the server's own domain they work, through another they find no
-// JetStream.
+// JetStream. A Sink has none: it publishes to stream subjects, which no domain prefixes.
 func TestJetStreamDomain(t *testing.T) {
 	url := startServer(t, func(o *server.Options) { o.JetStreamDomain = "hub" })
 	c, err := Connect(testCtx(t), ServerOptions{URL: url, JetStreamDomain: "hub"})
@@ -40,13 +40,11 @@ func TestJetStreamDomain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	sink := c.NewSink(1)
-	defer sink.Close()
 	sourcesJS, _, err := c.sourceJS(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for what, js := range map[string]jetstream.JetStream{"connection": c.JS, "sink": sink.js, "sources' connection": sourcesJS} {
+	for what, js := range map[string]jetstream.JetStream{"connection": c.JS, "sources' connection": sourcesJS} {
 		if got := js.Options().Domain; got != "hub" {
 			t.Errorf("the %s's JetStream domain is %q, want hub", what, got)
 		}

@@ -41,8 +41,16 @@ type OutMessage struct {
 	MsgID string
 	// Data must not be changed until Flush returns: a publish that meets
 	// no stream leader is sent again from it.
-	Data   []byte
-	Header nats.Header // extra headers (may be nil; never modified)
+	Data []byte
+	// Header holds extra headers (may be nil). Publish does not modify it
+	// unless OwnHeader is set.
+	Header nats.Header
+	// OwnHeader hands Header over to the Sink: Publish then sets the
+	// Nats-Msg-Id and drops Nats-Batch-* headers in Header itself instead
+	// of in a copy, and a resend sends it again. The caller must neither
+	// change nor share Header after Publish; it may read it (the result
+	// is what WireSize measured). It saves a map copy per output.
+	OwnHeader bool
 }
 
 // SinkStats counts a Sink's publishes.
@@ -78,7 +86,8 @@ type SinkOptions struct {
 	StallResend time.Duration
 }
 
-// Sink publishes asynchronously and accounts for every acknowledgement.
+// Sink publishes asynchronously and accounts for every acknowledgement
+// (sink_replies.go).
 // A publish that failed because NATS was unreachable (IsOutage) is sent
 // again, same message and id, once the connection is back, for up to the
 // outage budget; the stream's duplicate window drops a copy it already
@@ -88,7 +97,6 @@ type SinkOptions struct {
 // engine then replays from its last checkpoint, which the message ids make
 // safe. Publish and Flush may be called from several goroutines.
 type Sink struct {
-	js         jetstream.JetStream
 	conn       *Conn         // for its state and its server's URL
 	slots      chan struct{} // one token per pending publish: backpressure
 	ackTimeout time.Duration
@@ -109,9 +117,14 @@ type Sink struct {
 	// publish to one subject, so this is the per-sink view (sink_subjects.go).
 	bySubject map[string]*SinkStats
 	outage    outage // publishes waiting to be sent again
-	// unsticking: resendStalled is failing the pending publishes so that
-	// they are sent again (sink_stall.go).
-	unsticking bool
+
+	// Publish replies (sink_replies.go); replies is nil until the first
+	// publish and after Close.
+	inbox   string             // reply subjects are inbox + token
+	replies *nats.Subscription // to inbox + "*"
+	status  chan nats.Status   // RECONNECTING and CLOSED of the connection
+	tokens  uint64             // the last token handed out
+	sent    map[string]*attempt
 }
 
 // NewSink returns a Sink allowing maxPending unacknowledged publishes
@@ -121,7 +134,7 @@ func (c *Conn) NewSink(maxPending int) *Sink {
 }
 
 // NewSinkWith returns a Sink configured by o. Each Sink has its own
-// JetStream context, so its accounting is independent of other Sinks on c.
+// reply subscription, so its accounting is independent of other Sinks on c.
 func (c *Conn) NewSinkWith(o SinkOptions) *Sink {
 	maxPending := o.MaxPending
 	if maxPending <= 0 {
@@ -143,18 +156,8 @@ func (c *Conn) NewSinkWith(o SinkOptions) *Sink {
 		done:         make(chan struct{}),
 		beforeResend: o.BeforeResend,
 		pending:      make(map[*nats.Msg]struct{}, maxPending),
+		sent:         make(map[string]*attempt, maxPending),
 	}
-	js, err := newJetStream(c.NC, c.reach,
-		// The slots bound pending; the library's own bound stays above them
-		// so that it never fails a publish on its own (it would after 200ms).
-		jetstream.WithPublishAsyncMaxPending(2*maxPending),
-		jetstream.WithPublishAsyncAckHandler(s.onAck),
-		jetstream.WithPublishAsyncErrHandler(s.onError),
-	)
-	if err != nil { // only invalid options fail; keep the error for Publish
-		s.err = fmt.Errorf("%w: creating the JetStream publisher: %w", ErrPublish, err)
-	}
-	s.js = js
 	return s
 }
 
@@ -167,7 +170,7 @@ func (s *Sink) Publish(ctx context.Context, m OutMessage) error {
 	if err := s.takeSlot(ctx); err != nil {
 		return err
 	}
-	msg := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: withMsgID(m.Header, m.MsgID)}
+	msg := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: sentHeader(m)}
 	s.mu.Lock()
 	s.pending[msg] = struct{}{}
 	s.stats.Published++
@@ -175,8 +178,8 @@ func (s *Sink) Publish(ctx context.Context, m OutMessage) error {
 	by.Published++
 	by.Pending++
 	s.mu.Unlock()
-	if _, err := s.js.PublishMsgAsync(msg); err != nil {
-		s.onError(s.js, msg, err)
+	if err := s.sendNew(msg); err != nil {
+		s.onError(msg, err)
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.err
@@ -192,6 +195,30 @@ func (s *Sink) usable() error {
 		return ErrSinkClosed
 	}
 	return s.err
+}
+
+// sentHeader is the header map Publish sends for m: m.Header itself,
+// changed in place, when the Sink owns it; otherwise a copy if it needs
+// changes.
+func sentHeader(m OutMessage) nats.Header {
+	if m.OwnHeader && m.Header != nil {
+		return setMsgID(m.Header, m.MsgID)
+	}
+	return withMsgID(m.Header, m.MsgID)
+}
+
+// setMsgID is withMsgID changing h itself. Applying it twice changes
+// nothing more, so a message published again keeps its headers.
+func setMsgID(h nats.Header, id string) nats.Header {
+	for k := range h {
+		if isBatchHeader(k) {
+			delete(h, k)
+		}
+	}
+	if id != "" {
+		h[jetstream.MsgIDHeader] = []string{id}
+	}
+	return h
 }
 
 // withMsgID returns h plus the Nats-Msg-Id header, without modifying h.
@@ -262,8 +289,8 @@ func hasBatchHeader(h nats.Header) bool {
 	return false
 }
 
-// onAck runs on the acknowledgement goroutine for each stored message.
-func (s *Sink) onAck(_ jetstream.JetStream, msg *nats.Msg, ack *jetstream.PubAck) {
+// onAck runs on the reply goroutine for each stored message.
+func (s *Sink) onAck(msg *nats.Msg, ack pubAck) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.settle(msg) {
@@ -281,12 +308,9 @@ func (s *Sink) onAck(_ jetstream.JetStream, msg *nats.Msg, ack *jetstream.PubAck
 
 // onError runs for each publish that failed: an outage queues it to be
 // sent again, anything else fails it.
-func (s *Sink) onError(_ jetstream.JetStream, msg *nats.Msg, err error) {
+func (s *Sink) onError(msg *nats.Msg, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.unsticking && errors.Is(err, jetstream.ErrJetStreamPublisherClosed) {
-		err = errStalled
-	}
 	if _, ok := s.pending[msg]; !ok || s.retryLater(msg, err) {
 		return
 	}
@@ -304,8 +328,8 @@ func (s *Sink) fail(msg *nats.Msg, err error) {
 }
 
 // settle removes msg from pending and frees its slot. It reports false for
-// a message already settled: nats.go may report one message twice (an
-// error on reconnect, then a late ack or timeout). Lock held.
+// a message already settled: a reply or an error may come for a publish
+// that failed meanwhile (failPending, past the outage budget). Lock held.
 func (s *Sink) settle(msg *nats.Msg) bool {
 	if _, ok := s.pending[msg]; !ok {
 		return false
@@ -439,6 +463,7 @@ func (s *Sink) settledCount() uint64 { return s.stats.Acked + s.stats.Failed }
 // failPending fails every pending publish with err. Lock held.
 func (s *Sink) failPending(err error) {
 	s.outage.queue = nil
+	clear(s.sent) // a late reply finds nothing to settle
 	for msg := range s.pending {
 		s.settle(msg)
 		s.fail(msg, err)
@@ -468,7 +493,6 @@ func (s *Sink) Close() {
 		s.outage.queue = nil
 	}
 	s.mu.Unlock()
-	if s.js != nil {
-		s.js.CleanupPublisher()
-	}
+	s.stopReplies()
+	s.failSent(jetstream.ErrJetStreamPublisherClosed)
 }

@@ -146,7 +146,7 @@ func (s *Sink) mayResend() bool {
 		return true
 	}
 	for _, r := range s.takeRetries() {
-		s.onError(s.js, r.msg, fmt.Errorf("%w: %w", ErrResendRefused, err))
+		s.onError(r.msg, fmt.Errorf("%w: %w", ErrResendRefused, err))
 	}
 	return false
 }
@@ -170,14 +170,14 @@ func (s *Sink) resend(rs []retry) {
 	checked := map[string]error{} // subject: its refusal, asked once per round
 	for _, r := range rs {
 		if err := s.refusal(r, checked); err != nil {
-			s.onError(s.js, r.msg, err)
+			s.onError(r.msg, err)
 			continue
 		}
 		if !s.countResend(r.msg) {
 			continue // failed or abandoned meanwhile
 		}
-		if _, err := s.js.PublishMsgAsync(r.msg); err != nil {
-			s.onError(s.js, r.msg, err)
+		if err := s.sendNew(r.msg); err != nil {
+			s.onError(r.msg, err)
 		}
 	}
 }

@@ -10,11 +10,11 @@ import (
 // the connection stays up: the stream's leader died after its node took
 // the message, and the new leader never saw it (an election takes 4–10 s).
 // No error ever comes for it, so the outage resends do not see it, and
-// nats.go would wait for its answer forever. When Flush has seen no
+// it would wait for its answer forever. When Flush has seen no
 // acknowledgement for SinkOptions.StallResend while connected, the Sink
-// drops nats.go's waiting answers (CleanupPublisher, which fails each
-// pending publish) and sends the very same messages again through the
-// outage resends: the stream keeps one copy of each by its id.
+// stops waiting for the answers (failSent, which fails each pending
+// publish with errStalled) and sends the very same messages again through
+// the outage resends: the stream keeps one copy of each by its id.
 
 // errStalled is the outage a publish failed with when its answer did not
 // come in time.
@@ -38,18 +38,13 @@ func (s *Sink) resendStalled(settled uint64) bool {
 	s.mu.Lock()
 	stuck := s.settledCount() == settled && len(s.pending) > 0 && s.conn.NC.IsConnected() && !s.closed
 	if stuck {
-		s.unsticking = true
 		s.stats.Unstuck++
 	}
 	s.mu.Unlock()
-	if !stuck {
-		return false
+	if stuck {
+		s.failSent(errStalled)
 	}
-	s.js.CleanupPublisher() // calls onError for each pending publish
-	s.mu.Lock()
-	s.unsticking = false
-	s.mu.Unlock()
-	return true
+	return stuck
 }
 
 // takeSlot takes a slot for one more publish. While every slot is taken it

@@ -96,8 +96,11 @@ type execOrigin struct {
 }
 
 // deliver publishes msg to the sink, or hands it to the exec collector.
+// The sink takes msg.Header over (OwnHeader): each caller builds that map
+// for this one message (prepareOutputs, deadLetter) and drops it after.
 func (p *Pipeline) deliver(ctx context.Context, msg natsio.OutMessage, from execOrigin) error {
 	if p.exec == nil {
+		msg.OwnHeader = true
 		return p.sink.Publish(ctx, msg)
 	}
 	m := ExecMessage{Sequence: from.seq, Msg: msg}
