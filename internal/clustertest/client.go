@@ -40,6 +40,18 @@ func (c *Cluster) Conn(t testing.TB, opts ...nats.Option) *nats.Conn {
 	return nc
 }
 
+// ConnTo connects to the cluster's node at url alone, with ClientOptions
+// followed by opts; the test's cleanup closes the connection.
+func (c *Cluster) ConnTo(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url, append(ClientOptions(), append(opts, nats.DontRandomize())...)...)
+	if err != nil {
+		t.Fatalf("clustertest: connect to %s: %v", url, err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
 // JetStream is a JetStream context on a new Conn.
 func (c *Cluster) JetStream(t testing.TB, opts ...nats.Option) jetstream.JetStream {
 	t.Helper()

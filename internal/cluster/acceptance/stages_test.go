@@ -25,7 +25,6 @@ import (
 // there, and the report says so.
 func (d *deployment) requireStages(t *testing.T, what string) {
 	t.Helper()
-	js := d.cluster.JetStream(t, nats.Name("acceptance stage reader"))
 	input := sourceName
 	for _, stage := range graphStages {
 		next := operatorName
@@ -33,7 +32,7 @@ func (d *deployment) requireStages(t *testing.T, what string) {
 			next = graphStages[i+1]
 		}
 		e := exchange.Edge{Pipeline: pipelineName, Producer: stage, Output: "out", Consumer: next}
-		msgs, first := readExchange(t, js, e.StreamName())
+		msgs, first := d.readExchange(t, e.StreamName())
 		r, outs := checkStagePayloads(msgs, d.model)
 		trimmed := first > 1
 		if trimmed {
@@ -101,8 +100,10 @@ func checkStagePayloads(msgs []storedMsg, m *model) (outputReport, []sumOutput) 
 
 // readExchange reads every record of an exchange stream (markers left
 // out), in stream order, and returns them with the stream's first
-// sequence.
-func readExchange(t *testing.T, js jetstream.JetStream, stream string) ([]storedMsg, uint64) {
+// sequence. The first fetches of a new consumer can meet "no responders"
+// on a cluster, until the consumer's interest reached the node the reader
+// is connected to: they are tried again.
+func (d *deployment) readExchange(t *testing.T, stream string) ([]storedMsg, uint64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -110,28 +111,38 @@ func readExchange(t *testing.T, js jetstream.JetStream, stream string) ([]stored
 		st   jetstream.Stream
 		cons jetstream.Consumer
 		err  error
+		errs []error
 	)
-	// The JetStream API of a cluster that just lost its workers' connections
-	// answered "no responders" once: asked again, it answers.
-	for attempt := 1; ; attempt++ {
-		if st, err = js.Stream(ctx, stream); err == nil {
-			cons, err = st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
-			if err != nil {
-				err = fmt.Errorf("ordered consumer: %w", err)
+	for attempt := 0; attempt < 9 && ctx.Err() == nil; attempt++ {
+		url := d.cluster.URL(attempt % 3)
+		js, jerr := jetstream.New(d.cluster.ConnTo(t, url, nats.Name("acceptance stage reader")))
+		if err = jerr; err == nil {
+			if st, err = js.Stream(ctx, stream); err == nil {
+				cons, err = st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
 			}
 		}
-		if err == nil || attempt == 10 || ctx.Err() != nil {
+		if err == nil {
 			break
 		}
+		errs = append(errs, fmt.Errorf("through %s: %w", url, err))
 		time.Sleep(time.Second)
 	}
 	if err != nil {
-		t.Fatalf("exchange stream %s: %v", stream, err)
+		t.Fatalf("exchange stream %s: %v", stream, errors.Join(errs...))
+	}
+	if len(errs) > 0 {
+		t.Logf("exchange stream %s read after failed attempts: %v", stream, errors.Join(errs...))
 	}
 	state := st.CachedInfo().State
 	var out []storedMsg
-	for last := uint64(0); last < state.LastSeq; {
+	for last, busy := uint64(0), 0; last < state.LastSeq; {
 		batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(5*time.Second))
+		if errors.Is(err, nats.ErrNoResponders) && busy < 50 {
+			// The new consumer's interest has not reached this node yet.
+			busy++
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
 		if err != nil {
 			t.Fatalf("exchange stream %s: %v", stream, err)
 		}
@@ -148,8 +159,12 @@ func readExchange(t *testing.T, js jetstream.JetStream, stream string) ([]stored
 			}
 			out = append(out, storedMsg{seq: last, msgID: msg.Headers().Get("Nats-Msg-Id"), data: msg.Data(), stamp: meta.Timestamp})
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			t.Fatalf("exchange stream %s: %v", stream, err)
+		if err := batch.Error(); errors.Is(err, nats.ErrNoResponders) && n == 0 && busy < 50 {
+			busy++ // as above
+			time.Sleep(200 * time.Millisecond)
+			continue
+		} else if err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			t.Fatalf("exchange stream %s: fetch after sequence %d: %v", stream, last, err)
 		}
 		if n == 0 {
 			t.Fatalf("exchange stream %s: nothing after sequence %d of %d", stream, last, state.LastSeq)
@@ -157,4 +172,3 @@ func readExchange(t *testing.T, js jetstream.JetStream, stream string) ([]stored
 	}
 	return out, state.FirstSeq
 }
-
