@@ -66,6 +66,12 @@ type SinkStats struct {
 
 // SinkOptions configures a Sink.
 type SinkOptions struct {
+	// OnStored, when set, is called for each message the server stored
+	// for the first time (not for a duplicate its window dropped), with
+	// its stream sequence, in the order the acknowledgements arrive, on
+	// the Sink's reply goroutine: it must not block. The message must not
+	// be changed.
+	OnStored func(msg *nats.Msg, seq uint64)
 	// MaxPending bounds the unacknowledged publishes (DefaultMaxPending if
 	// 0 or less).
 	MaxPending int
@@ -106,6 +112,7 @@ type Sink struct {
 	done       chan struct{} // closed by Close: the resender ends
 	// beforeResend is SinkOptions.BeforeResend.
 	beforeResend func(ctx context.Context) error
+	onStored     func(msg *nats.Msg, seq uint64) // SinkOptions.OnStored
 
 	mu      sync.Mutex
 	pending map[*nats.Msg]struct{}
@@ -155,6 +162,7 @@ func (c *Conn) NewSinkWith(o SinkOptions) *Sink {
 		wake:         make(chan struct{}, 1),
 		done:         make(chan struct{}),
 		beforeResend: o.BeforeResend,
+		onStored:     o.OnStored,
 		pending:      make(map[*nats.Msg]struct{}, maxPending),
 		sent:         make(map[string]*attempt, maxPending),
 	}
@@ -289,12 +297,20 @@ func hasBatchHeader(h nats.Header) bool {
 	return false
 }
 
-// onAck runs on the reply goroutine for each stored message.
+// onAck runs on the reply goroutine for each stored message, and hands a
+// newly stored one to OnStored.
 func (s *Sink) onAck(msg *nats.Msg, ack pubAck) {
+	if s.acked(msg, ack) && !ack.Duplicate && s.onStored != nil {
+		s.onStored(msg, ack.Sequence)
+	}
+}
+
+// acked settles msg as stored; false when it was settled already.
+func (s *Sink) acked(msg *nats.Msg, ack pubAck) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.settle(msg) {
-		return
+		return false
 	}
 	s.stats.Acked++
 	by := s.subject(msg)
@@ -304,6 +320,7 @@ func (s *Sink) onAck(msg *nats.Msg, ack pubAck) {
 		by.Duplicates++
 	}
 	s.outage.since = time.Time{} // JetStream answers: any outage is over
+	return true
 }
 
 // onError runs for each publish that failed: an outage queues it to be

@@ -176,3 +176,49 @@ func TestEmptyStateDeletesTheExchangesOfAnEarlierRun(t *testing.T) {
 	diffSums(t, "operator s1", sums["s1"], want["s1"])
 	diffSums(t, "operator s2", sums["s2"], want["s2"])
 }
+
+// The local-edge shortcut delivers what a read of the exchange stream would: with the feed at
+// its size, most records come from it; with a feed of 16 records (a consumer always behind it)
+// and without the shortcut, they come from the stream; in every case each stage's state and
+// each sink's outputs equal the reference, through a crash and its recovery.
+func TestExchangeShortcutKeepsTheStreamsSemantics(t *testing.T) {
+	skipInRacePass(t)
+	for _, tc := range []struct {
+		name     string
+		capacity int
+		off      bool
+	}{{"feed", 8192, false}, {"small feed", 16, false}, {"no shortcut", 8192, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(c int) { feedCapacity = c }(feedCapacity)
+			feedCapacity = tc.capacity
+			s := newChainSetup(t, 3)
+			s.interval = 50 * time.Millisecond
+			cfg := s.load(t)
+			opts := s.options()
+			opts.NoExchangeShortcut = tc.off
+			batch1, batch2, batch3 := chainRecords(1500, 30, 31), chainRecords(1500, 30, 32), chainRecords(500, 30, 33)
+			crashMidInput(t, cfg, opts, batch1, batch2)
+			var feed, stream uint64
+			runSumsWith(t, cfg, Options{NoExchangeShortcut: tc.off}, func(p *Pipeline) error {
+				err := sendSums(p.Reach(), batch3, 0)
+				time.Sleep(300 * time.Millisecond) // let batch3 through the stages before counting
+				for _, src := range p.sources {
+					if r, ok := src.src.(*shortcutReader); ok {
+						feed, stream = feed+r.viaFeed.Load(), stream+r.viaStream.Load()
+					}
+				}
+				return err
+			})
+			checkChain(t, s, cfg, slices.Concat(batch1, batch2, batch3))
+			t.Logf("after the restore: %d messages from the feeds, %d from the streams", feed, stream)
+			switch {
+			case tc.off && feed+stream > 0:
+				t.Errorf("without the shortcut %d messages went through readers with a feed", feed+stream)
+			case !tc.off && tc.capacity > 16 && feed == 0:
+				t.Error("with the shortcut no message came from a feed")
+			case !tc.off && stream == 0:
+				t.Error("the restored run read nothing from the streams: it must catch up with what the crashed run left there")
+			}
+		})
+	}
+}

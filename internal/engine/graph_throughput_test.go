@@ -64,10 +64,13 @@ operator "sum" {
 }
 
 // BenchmarkGraphTwoStagesAgainstOne measures records/s through one stage (sum) and through two
-// (pass-through, exchange, sum): each iteration publishes WASMSTREAM_BENCH_RECORDS records
-// (default 100,000) to a fresh pipeline first, then times the run from its start until the sum
-// has processed every record. scripts/bench-graph-throughput.sh runs the two side by side, in
-// alternating order, and prints the ratio.
+// (pass-through, exchange, sum), the two-stage one with the local-edge shortcut (the default in
+// one process: the sum takes the records the sink stored from memory) and without it
+// ("stages=2-stream": the sum reads them back from the exchange stream). Each iteration
+// publishes WASMSTREAM_BENCH_RECORDS records (default 100,000) to a fresh pipeline first, then
+// times the run from its start until the sum has processed every record.
+// scripts/bench-graph-throughput.sh runs the three side by side, in rotating order, and prints
+// the ratios.
 func BenchmarkGraphTwoStagesAgainstOne(b *testing.B) {
 	records := 100_000
 	if s := os.Getenv("WASMSTREAM_BENCH_RECORDS"); s != "" {
@@ -79,11 +82,15 @@ func BenchmarkGraphTwoStagesAgainstOne(b *testing.B) {
 	}
 	sum, pass := testutil.GoGuest(b, sum2Pkg), testutil.GoGuest(b, passthroughPkg)
 	recs := chainRecords(records, 1000, 1)
-	for _, stages := range []int{1, 2} {
-		b.Run(fmt.Sprintf("stages=%d", stages), func(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		stages int
+		stream bool
+	}{{"stages=1", 1, false}, {"stages=2", 2, false}, {"stages=2-stream", 2, true}} {
+		b.Run(tc.name, func(b *testing.B) {
 			var elapsed time.Duration
 			for range b.N {
-				elapsed += runThroughput(b, sum, pass, stages, recs)
+				elapsed += runThroughput(b, sum, pass, tc.stages, tc.stream, recs)
 			}
 			b.ReportMetric(float64(len(recs)*b.N)/elapsed.Seconds(), "records/s")
 		})
@@ -91,8 +98,9 @@ func BenchmarkGraphTwoStagesAgainstOne(b *testing.B) {
 }
 
 // runThroughput runs a fresh pipeline of stages over recs, published before it starts, and
-// returns the time from its start until the sum has processed them all.
-func runThroughput(b *testing.B, sum, pass string, stages int, recs []sumRecord) time.Duration {
+// returns the time from its start until the sum has processed them all; stream: without the
+// local-edge shortcut.
+func runThroughput(b *testing.B, sum, pass string, stages int, stream bool, recs []sumRecord) time.Duration {
 	b.Helper()
 	b.StopTimer()
 	defer b.StartTimer()
@@ -107,7 +115,7 @@ func runThroughput(b *testing.B, sum, pass string, stages int, recs []sumRecord)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	p, err := Open(ctx, cfg, Options{Logger: hclog.NewNullLogger(), StopWhenIdle: -1, Checkpoint: CheckpointOptions{Interval: -1}})
+	p, err := Open(ctx, cfg, Options{Logger: hclog.NewNullLogger(), StopWhenIdle: -1, Checkpoint: CheckpointOptions{Interval: -1}, NoExchangeShortcut: stream})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,6 +22,10 @@ type Options struct {
 	Checkpoint CheckpointOptions
 	// Recovery says where a run starts from.
 	Recovery RecoveryOptions
+	// NoExchangeShortcut makes the consumers of exchange edges read every record back from the
+	// stream, even in one process, where they otherwise take the records the pipeline's sink
+	// just stored from memory (exchange_shortcut.go): for comparisons and tests.
+	NoExchangeShortcut bool
 	// StopWhenIdle ends the run after no source delivered anything for this
 	// long and the server holds nothing more for any source (idle.go); 0 =
 	// run until the context ends. Input left unread makes Run fail with

@@ -33,6 +33,9 @@ type Pipeline struct {
 	sources   []*source
 	operators []*operator
 	exchanges []*exchangeEdge // the edges between operators (exchange_edges.go)
+	// feeds are the exchange edges' local shortcut (exchange_shortcut.go), by subject prefix;
+	// nil without it.
+	feeds map[string]*exchangeFeed
 	// generation tells this run's barrier markers from those of every earlier run
 	// (FORMAT.md §5.2): for one process, the time Open started, in Unix nanoseconds; for a
 	// cluster part, the newest generation of the cluster coordinators that triggered its
@@ -133,6 +136,7 @@ func Open(ctx context.Context, cfg *config.Pipeline, opts Options) (_ *Pipeline,
 	if err := p.wireExchanges(); err != nil {
 		return nil, err
 	}
+	p.wireFeeds()
 	plan, lastID, err := p.planRecovery()
 	if err != nil {
 		return nil, err
@@ -248,7 +252,11 @@ func (p *Pipeline) connect(ctx context.Context) error {
 	if err := EnsureDeadLetterStream(ctx, p.cfg, conn); err != nil {
 		return err
 	}
-	p.sink = conn.NewSinkWith(natsio.SinkOptions{MaxPending: 4096, OutageBudget: outageBudget(p.cfg), BeforeResend: p.resendGate()})
+	so := natsio.SinkOptions{MaxPending: 4096, OutageBudget: outageBudget(p.cfg), BeforeResend: p.resendGate()}
+	if p.feeds != nil {
+		so.OnStored = p.feedStored
+	}
+	p.sink = conn.NewSinkWith(so)
 	return nil
 }
 

@@ -46,13 +46,17 @@ func (p *Pipeline) openReader(ctx context.Context, sc *config.Source, start uint
 	}
 	if info.Config.Retention == jetstream.LimitsPolicy {
 		spec := natsio.SourceSpec{Stream: sc.Stream, FilterSubject: sc.Subject, StartSequence: start, StreamCreated: created, AcceptGapsThrough: through}
-		if e := p.exchangeOf(sc); e != nil {
+		e := p.exchangeOf(sc)
+		if e != nil {
 			if filters := p.exchangeFilters(e); filters != nil {
 				spec.FilterSubject, spec.FilterSubjects = "", filters
 			}
 		}
 		src, err := p.conn.OpenSource(ctx, spec)
-		return src, nil, err
+		if err != nil || e == nil || p.feeds == nil {
+			return src, nil, err
+		}
+		return p.shortcut(e, src, spec), nil, nil
 	}
 	ack, err := p.conn.OpenAckingSource(ctx, natsio.AckingSourceSpec{
 		Stream: sc.Stream, Durable: durableName(p.cfg.Name, sc.Name), FilterSubject: sc.Subject, StartSequence: start,

@@ -80,6 +80,13 @@ func checkOutputs(msgs []storedMsg, m *model) (outputReport, []sumOutput) {
 // input, and nothing else: one stored twice under two ids (sameEffect) is
 // an input the exchange carried twice.
 func checkGraphOutputs(msgs []storedMsg, m *model) (outputReport, []sumOutput) {
+	prefix := fmt.Sprintf("%s.%s.%s.", pipelineName, operatorName, graphStages[len(graphStages)-1]+".out")
+	return checkPayloads(msgs, m, func(id string) bool { return strings.HasPrefix(id, prefix) })
+}
+
+// checkPayloads accounts msgs against the model's payloads: each stored
+// once, under an id idOK accepts, and nothing else.
+func checkPayloads(msgs []storedMsg, m *model, idOK func(string) bool) (outputReport, []sumOutput) {
 	r := outputReport{stored: len(msgs)}
 	want := make(map[sumOutput]bool, len(m.byID))
 	for _, o := range m.byID {
@@ -88,7 +95,6 @@ func checkGraphOutputs(msgs []storedMsg, m *model) (outputReport, []sumOutput) {
 	ids := make(map[string]bool, len(msgs))
 	effects := make(map[sumOutput]string, len(msgs))
 	outs := make([]sumOutput, 0, len(msgs))
-	prefix := fmt.Sprintf("%s.%s.%s.", pipelineName, operatorName, graphStages[len(graphStages)-1]+".out")
 	for _, msg := range msgs {
 		o, err := decodeOutput(msg.data)
 		if err != nil {
@@ -102,7 +108,7 @@ func checkGraphOutputs(msgs []storedMsg, m *model) (outputReport, []sumOutput) {
 		case ids[msg.msgID]:
 			r.duplicates++
 			r.note("%s stored again at stream sequence %d", msg.msgID, msg.seq)
-		case !want[o] || !strings.HasPrefix(msg.msgID, prefix):
+		case !want[o] || !idOK(msg.msgID):
 			r.unexpected++
 			r.note("unexpected output %s with id %q at stream sequence %d", msg.data, msg.msgID, msg.seq)
 		case again:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,43 +60,10 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-// checkStagePayloads is checkGraphOutputs for an exchange stream: its
-// records' ids name the producer's input, not the sink's.
+// checkStagePayloads is checkGraphOutputs for an exchange stream, whose
+// records' ids name the producer's input (FORMAT.md §4).
 func checkStagePayloads(msgs []storedMsg, m *model) (outputReport, []sumOutput) {
-	r := outputReport{stored: len(msgs)}
-	want := make(map[sumOutput]bool, len(m.byID))
-	for _, o := range m.byID {
-		want[o] = true
-	}
-	seen := make(map[sumOutput]string, len(msgs))
-	outs := make([]sumOutput, 0, len(msgs))
-	for _, msg := range msgs {
-		o, err := decodeOutput(msg.data)
-		if err != nil {
-			r.undecodable++
-			r.note("exchange sequence %d (%s): %v", msg.seq, msg.msgID, err)
-			continue
-		}
-		outs = append(outs, o)
-		first, again := seen[o]
-		switch {
-		case !want[o]:
-			r.unexpected++
-			r.note("unexpected record %s (id %s) at exchange sequence %d", msg.data, msg.msgID, msg.seq)
-		case again:
-			r.sameEffect++
-			r.note("%s carries the payload of %s: %s", msg.msgID, first, msg.data)
-		default:
-			seen[o] = msg.msgID
-		}
-	}
-	for o := range want {
-		if _, ok := seen[o]; !ok {
-			r.lost++
-			r.note("lost the model's %+v", o)
-		}
-	}
-	return r, outs
+	return checkPayloads(msgs, m, func(id string) bool { return strings.HasPrefix(id, "x1:") })
 }
 
 // readExchange reads every record of an exchange stream (markers left
