@@ -14,11 +14,11 @@ import (
 	"github.com/wasmstream/wasmstream/natsio"
 )
 
-// trimExchanges purges each exchange stream below where the oldest checkpoint on disk resumes
-// it (FORMAT.md §2, "Trimming"): no restore, not even a rollback to that checkpoint, reads
-// anything before. It runs after each completed checkpoint, before retention removes the
-// oldest ones, so it lags one checkpoint behind; the next completion catches up. A failure is
-// logged, not fatal: the stream only keeps more than it needs until the next one.
+// trimExchanges purges each exchange stream below where every checkpoint on disk resumes it
+// (FORMAT.md §2, "Trimming"): no restore, not even a rollback to the oldest, reads anything
+// before. It runs after each completed checkpoint, before retention removes the oldest ones, so
+// it lags one checkpoint behind; the next completion catches up. A failure is logged, not fatal:
+// the stream only keeps more than it needs until the next one.
 func (p *Pipeline) trimExchanges(ctx context.Context) {
 	if len(p.exchanges) == 0 || p.opts.Cluster != nil {
 		// A cluster part's data dir holds none of the cluster's checkpoints: the cluster
@@ -31,28 +31,44 @@ func (p *Pipeline) trimExchanges(ctx context.Context) {
 		p.logger.Warn("not trimming the exchange streams: the checkpoints cannot be listed", "error", err)
 		return
 	}
-	oldest, err := checkpoint.Read(root, ids[len(ids)-1])
-	if err != nil {
-		p.logger.Warn("not trimming the exchange streams: the oldest checkpoint cannot be read", "checkpoint", ids[len(ids)-1], "error", err)
-		return
+	retained := make([]checkpoint.Manifest, 0, len(ids))
+	for _, id := range ids {
+		m, err := checkpoint.Read(root, id)
+		if err != nil {
+			p.logger.Warn("not trimming the exchange streams: a checkpoint cannot be read", "checkpoint", id, "error", err)
+			return
+		}
+		retained = append(retained, m)
 	}
-	if err := TrimExchanges(ctx, p.conn, p.cfg, oldest); err != nil {
-		p.logger.Warn("trimming an exchange stream failed; the next checkpoint tries again", "checkpoint", oldest.ID, "error", err)
+	if err := TrimExchanges(ctx, p.conn, p.cfg, retained...); err != nil {
+		p.logger.Warn("trimming an exchange stream failed; the next checkpoint tries again", "error", err)
 	}
 }
 
-// TrimExchanges purges each exchange stream of cfg below where checkpoint oldest resumes it:
-// oldest must be the oldest checkpoint any restore may still use (for a cluster, the oldest
-// retained cluster checkpoint). A stream whose position oldest does not hold, or holds for a
-// stream since recreated, is left as it is. The errors of every stream are joined.
-func TrimExchanges(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, oldest checkpoint.Manifest) error {
-	resume := recovery.ResumePoints(oldest)
+// TrimExchanges purges each exchange stream of cfg below where every one of retained resumes
+// it: retained must be every checkpoint a restore may still use (for a cluster, the retained
+// cluster checkpoints). Every one, not only the oldest: a newer checkpoint can resume a stream
+// earlier than an older one, as a cluster's resumes at the lowest position any worker
+// reported, and a worker that joined or reads only its key groups' subjects may report an early
+// one. A stream is left as it is when one of them holds no position of it, or one of a stream
+// since recreated. The errors of every stream are joined.
+func TrimExchanges(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, retained ...checkpoint.Manifest) error {
 	var errs []error
 	for _, ce := range configEdges(cfg) {
-		if !positionOfStream(ctx, conn, oldest, ce) {
+		below, ok := uint64(0), len(retained) > 0
+		for _, m := range retained {
+			if !positionOfStream(ctx, conn, m, ce) {
+				ok = false
+				break
+			}
+			if r := recovery.ResumePoints(m)[ce.input]; below == 0 || r < below {
+				below = r
+			}
+		}
+		if !ok {
 			continue
 		}
-		if err := exchangejs.Trim(ctx, conn, ce.edge, resume[ce.input]); err != nil {
+		if err := exchangejs.Trim(ctx, conn, ce.edge, below); err != nil {
 			errs = append(errs, fmt.Errorf("exchange %s: %w", ce.edge, err))
 		}
 	}

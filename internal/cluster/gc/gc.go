@@ -46,10 +46,10 @@ type Result struct {
 	Bytes uint64
 	// Kept is how many checkpoints were retained.
 	Kept int
-	// Oldest is the oldest retained checkpoint (ID 0 when none): no
-	// restore reads a stream before where it resumes, so the exchange
-	// streams can be trimmed below that (engine.TrimExchanges).
-	Oldest checkpoint.Manifest
+	// Retained are the retained checkpoints, newest first: no restore
+	// reads an exchange stream before where every one of them resumes it
+	// (engine.TrimExchanges).
+	Retained []checkpoint.Manifest
 }
 
 // Collect deletes the objects that none of the retain newest completed
@@ -58,7 +58,7 @@ type Result struct {
 // upload in flight needs is never older than that (Arroyo #802 is the bug
 // this avoids). With no completed checkpoint it deletes nothing.
 func Collect(ctx context.Context, s Store, newest uint64, retain int, margin time.Duration) (Result, error) {
-	keep, oldest, err := retained(ctx, s, newest, max(retain, 1))
+	keep, manifests, err := retained(ctx, s, newest, max(retain, 1))
 	if err != nil || len(keep) == 0 {
 		return Result{}, err
 	}
@@ -66,7 +66,8 @@ func Collect(ctx context.Context, s Store, newest uint64, retain int, margin tim
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Kept: len(keep), Oldest: oldest}
+	oldest := manifests[len(manifests)-1]
+	res := Result{Kept: len(keep), Retained: manifests}
 	infos, err := s.Objects.List(ctx)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return res, nil
@@ -91,27 +92,27 @@ func Collect(ctx context.Context, s Store, newest uint64, retain int, margin tim
 	return res, nil
 }
 
-// retained returns the completion records of the checkpoints to keep,
-// newest first, and the oldest one.
-func retained(ctx context.Context, s Store, newest uint64, retain int) ([]ctlrec.Completed, checkpoint.Manifest, error) {
+// retained returns the completion records of the checkpoints to keep and
+// their manifests, newest first.
+func retained(ctx context.Context, s Store, newest uint64, retain int) ([]ctlrec.Completed, []checkpoint.Manifest, error) {
 	var keep []ctlrec.Completed
-	var oldest checkpoint.Manifest
+	var manifests []checkpoint.Manifest
 	for id := newest; id > 0 && len(keep) < retain && newest-id < scanBack; id-- {
 		rec, err := ctlrec.ReadCompleted(ctx, s.Bucket, id)
 		if errors.Is(err, lease.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return nil, checkpoint.Manifest{}, err
+			return nil, nil, err
 		}
 		m, err := global.ReadManifest(ctx, s.Objects, rec.Manifest, rec.SHA256)
 		if err != nil {
-			return nil, checkpoint.Manifest{}, err
+			return nil, nil, err
 		}
 		keep = append(keep, rec)
-		oldest = m.Checkpoint
+		manifests = append(manifests, m.Checkpoint)
 	}
-	return keep, oldest, nil
+	return keep, manifests, nil
 }
 
 // references names every object the kept checkpoints need: their global

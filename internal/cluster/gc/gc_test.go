@@ -205,8 +205,8 @@ func TestCollectRetainsTheNewestN(t *testing.T) {
 	if len(res.Deleted) == 0 || res.Kept != 2 {
 		t.Errorf("deleted %d objects keeping %d checkpoints: want checkpoint %d's own objects gone, 2 kept", len(res.Deleted), res.Kept, oldest.ID())
 	}
-	if res.Oldest.ID != second.ID() {
-		t.Errorf("the oldest retained checkpoint is %d, want %d: the exchange streams would be trimmed below the wrong one", res.Oldest.ID, second.ID())
+	if len(res.Retained) != 2 || res.Retained[0].ID != newest.ID() || res.Retained[1].ID != second.ID() {
+		t.Errorf("retained checkpoints %v, want %d and %d: the exchange streams would be trimmed below the wrong ones", res.Retained, newest.ID(), second.ID())
 	}
 	after := f.objects(t)
 	for _, m := range []global.Manifest{second, newest} {

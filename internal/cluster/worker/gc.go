@@ -31,10 +31,10 @@ func (c *coordinator) collectGarbage(ctx context.Context, newest uint64) error {
 	if err != nil {
 		return fmt.Errorf("object store %s: %w", ObjectStoreName(c.w.cfg.Name), err)
 	}
-	if res.Oldest.ID > 0 {
+	if len(res.Retained) > 0 {
 		// Not fatal: a stream only keeps more than restores need until the next collection.
-		if err := engine.TrimExchanges(ctx, c.w.conn, c.w.cfg, res.Oldest); err != nil {
-			c.w.log.Warn("trimming the exchange streams failed; the next collection tries again", "oldest_checkpoint", res.Oldest.ID, "error", err)
+		if err := engine.TrimExchanges(ctx, c.w.conn, c.w.cfg, res.Retained...); err != nil {
+			c.w.log.Warn("trimming the exchange streams failed; the next collection tries again", "retained", len(res.Retained), "error", err)
 		}
 	}
 	return nil

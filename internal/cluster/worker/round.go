@@ -54,6 +54,9 @@ func (c *coordinator) collectAndComplete(ctx context.Context, a assign.Assignmen
 	if err != nil {
 		return err
 	}
+	if err := coversEveryOperator(m, a); err != nil {
+		return err
+	}
 	object, sum, err := global.PutManifest(ctx, c.w.obs, m)
 	if err != nil {
 		return err
@@ -181,3 +184,17 @@ func deadWorkers(workers, alive []string) []string {
 
 // errNotTriggered: the engine persisted a checkpoint no trigger asked for.
 var errNotTriggered = errors.New("checkpoint not triggered by the cluster coordinator")
+
+// coversEveryOperator refuses a checkpoint that lacks an operator of the
+// assignment: the workers acked with their other tasks while every task of
+// it failed to start (a restore that fails), and a checkpoint without it
+// would be the one its tasks restore from next, which they cannot.
+// Assemble checks that each operator the acks name covers its key groups.
+func coversEveryOperator(m global.Manifest, a assign.Assignment) error {
+	for _, op := range a.Operators {
+		if !slices.ContainsFunc(m.Checkpoint.Operators, func(e checkpoint.OperatorEntry) bool { return e.Name == op.Name }) {
+			return fmt.Errorf("%w: operator %q has no task in checkpoint %d: none of its tasks took part (did they start?)", global.ErrNotCovered, op.Name, m.Checkpoint.ID)
+		}
+	}
+	return nil
+}
