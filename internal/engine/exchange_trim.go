@@ -40,8 +40,12 @@ func (p *Pipeline) trimExchanges(ctx context.Context) {
 		}
 		retained = append(retained, m)
 	}
-	if err := TrimExchanges(ctx, p.conn, p.cfg, retained...); err != nil {
+	trimmed, err := TrimExchanges(ctx, p.conn, p.cfg, retained...)
+	if err != nil {
 		p.logger.Warn("trimming an exchange stream failed; the next checkpoint tries again", "error", err)
+	}
+	if len(trimmed) > 0 {
+		p.logger.Debug("exchange streams trimmed", "below", trimmed)
 	}
 }
 
@@ -51,9 +55,12 @@ func (p *Pipeline) trimExchanges(ctx context.Context) {
 // earlier than an older one, as a cluster's resumes at the lowest position any worker
 // reported, and a worker that joined or reads only its key groups' subjects may report an early
 // one. A stream is left as it is when one of them holds no position of it, or one of a stream
-// since recreated. The errors of every stream are joined.
-func TrimExchanges(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, retained ...checkpoint.Manifest) error {
-	var errs []error
+// since recreated. It returns what it purged, and the errors of every stream joined.
+func TrimExchanges(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline, retained ...checkpoint.Manifest) ([]Trimmed, error) {
+	var (
+		errs    []error
+		trimmed []Trimmed
+	)
 	for _, ce := range configEdges(cfg) {
 		below, ok := uint64(0), len(retained) > 0
 		for _, m := range retained {
@@ -68,11 +75,22 @@ func TrimExchanges(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline,
 		if !ok {
 			continue
 		}
+		if below < 2 {
+			continue
+		}
 		if err := exchangejs.Trim(ctx, conn, ce.edge, below); err != nil {
 			errs = append(errs, fmt.Errorf("exchange %s: %w", ce.edge, err))
+			continue
 		}
+		trimmed = append(trimmed, Trimmed{Stream: ce.edge.StreamName(), Below: below})
 	}
-	return errors.Join(errs...)
+	return trimmed, errors.Join(errs...)
+}
+
+// Trimmed is one purge of TrimExchanges: the stream's messages below sequence Below.
+type Trimmed struct {
+	Stream string
+	Below  uint64
 }
 
 // configEdge is an exchange edge of a config and the name of the source that reads it, which

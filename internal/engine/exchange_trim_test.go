@@ -54,13 +54,13 @@ func TestTrimExchangesKeepsWhatEveryRetainedCheckpointNeeds(t *testing.T) {
 		}
 		return st.CachedInfo().State.FirstSeq
 	}
-	if err := TrimExchanges(ctx, c, cfg, at(3, 6), checkpoint.Manifest{ID: 2}, at(1, 4)); err != nil {
+	if _, err := TrimExchanges(ctx, c, cfg, at(3, 6), checkpoint.Manifest{ID: 2}, at(1, 4)); err != nil {
 		t.Fatal(err)
 	}
 	if got := first(); got != 1 {
 		t.Fatalf("with a retained checkpoint that holds no position of the stream, it starts at %d, want 1 (untrimmed)", got)
 	}
-	if err := TrimExchanges(ctx, c, cfg, at(3, 6), at(2, 2), at(1, 4)); err != nil {
+	if _, err := TrimExchanges(ctx, c, cfg, at(3, 6), at(2, 2), at(1, 4)); err != nil {
 		t.Fatal(err)
 	}
 	if got := first(); got != 3 {

@@ -242,6 +242,10 @@ func (t *Task) snapshot(actions []TaskAction) []TaskAction {
 		switch {
 		case t.arrived[i] && !t.overtook[i]:
 			pos = t.barrierAt[i]
+			// Everything routed up to it is processed: a later unaligned cut of this
+			// input must not claim less, or its checkpoint would resume the source
+			// before one the earlier cut let go of (a trimmed stream refuses that).
+			t.covered[i] = max(t.covered[i], pos)
 		case t.arrived[i] && pos == t.barrierAt[i]:
 		default:
 			s.Unaligned = true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/wasmstream/wasmstream/checkpoint"
 	"github.com/wasmstream/wasmstream/internal/cluster/gc"
 	"github.com/wasmstream/wasmstream/internal/engine"
 )
@@ -33,8 +34,12 @@ func (c *coordinator) collectGarbage(ctx context.Context, newest uint64) error {
 	}
 	if len(res.Retained) > 0 {
 		// Not fatal: a stream only keeps more than restores need until the next collection.
-		if err := engine.TrimExchanges(ctx, c.w.conn, c.w.cfg, res.Retained...); err != nil {
+		trimmed, err := engine.TrimExchanges(ctx, c.w.conn, c.w.cfg, res.Retained...)
+		if err != nil {
 			c.w.log.Warn("trimming the exchange streams failed; the next collection tries again", "retained", len(res.Retained), "error", err)
+		}
+		if len(trimmed) > 0 {
+			c.w.log.Info("exchange streams trimmed", "below", trimmed, "retained_checkpoints", checkpointIDs(res.Retained))
 		}
 	}
 	return nil
@@ -52,4 +57,13 @@ func (w *worker) forgetObjects(m *nats.Msg) {
 			w.log.Warn("forgetting a deleted object in the upload index", "sha256", s, "error", err)
 		}
 	}
+}
+
+// checkpointIDs lists the ids of ms.
+func checkpointIDs(ms []checkpoint.Manifest) []uint64 {
+	ids := make([]uint64, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
 }
