@@ -84,13 +84,17 @@ func (p *Pipeline) wireEdge(b *operator, input uint32, r config.InputRef, name s
 }
 
 // ensureExchanges creates the stream of every edge, or checks the one that exists. A run of one
-// process that restores no checkpoint (the first, or --empty-state) first deletes an exchange
-// stream that holds anything: its records belong to an earlier run, which the consumers would
-// read again from the start, and its duplicate window remembers that run's record ids, which
-// the new run's records reuse and would be dropped as duplicates. A cluster part leaves them:
-// the other workers' parts may already write into them.
+// process that starts over with --empty-state first deletes an exchange stream that holds
+// anything: its records belong to the run given up, which the consumers would read again from
+// the start, and its duplicate window remembers that run's record ids, which the new run's
+// records reuse (after a source stream was created again, for other records) and would be
+// dropped as duplicates. A first run, or one after a crash before the first checkpoint, keeps
+// them: its records are those of the crashed run again, which the window drops, and the
+// consumers read the stream from its start, at the same sequences, so that ids derived from
+// them downstream (an idempotent sink's) stay the same. A cluster part leaves them: the other
+// workers' parts may already write into them.
 func (p *Pipeline) ensureExchanges(ctx context.Context) error {
-	if p.restored == nil && p.opts.Cluster == nil {
+	if p.restored == nil && p.opts.Recovery.EmptyState && p.opts.Cluster == nil {
 		if err := p.deleteUsedExchanges(ctx); err != nil {
 			return err
 		}

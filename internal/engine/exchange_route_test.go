@@ -150,8 +150,8 @@ func TestChangingRouteNeedsAGracefulStop(t *testing.T) {
 	checkChain(t, s, direct, slices.Concat(batch1, batch2, batch3))
 }
 
-// A run that restores no checkpoint (here --empty-state after a crash, the source stream created
-// again with other records) deletes the exchange streams of the earlier run: otherwise their
+// A run with --empty-state (here after a crash, the source stream created again with other
+// records) deletes the exchange streams of the earlier run: otherwise their
 // duplicate windows would drop the new records, whose ids repeat the old ones', and the next
 // stage would read the old records again.
 func TestEmptyStateDeletesTheExchangesOfAnEarlierRun(t *testing.T) {
