@@ -42,13 +42,14 @@ func newExchangeFeed(stream string) *exchangeFeed {
 	return &exchangeFeed{stream: stream, signal: make(chan struct{}, 1)}
 }
 
-// add appends a stored record, letting the oldest go when the feed is full. It never blocks:
-// it runs on the sink's reply goroutine.
+// add appends a stored record, letting the oldest half go when the feed is full (one move per
+// half a feed, not per record: a consumer that far behind reads the stream anyway). It never
+// blocks: it runs on the sink's reply goroutine.
 func (f *exchangeFeed) add(msg *nats.Msg, seq uint64) {
 	m := natsio.Message{Stream: f.stream, Sequence: seq, Subject: msg.Subject, Data: msg.Data, Header: msg.Header, Time: time.Now()}
 	f.mu.Lock()
-	if len(f.buf) == feedCapacity {
-		f.buf = append(f.buf[:0], f.buf[1:]...)
+	if len(f.buf) >= feedCapacity {
+		f.buf = append(f.buf[:0], f.buf[len(f.buf)-feedCapacity/2:]...)
 	}
 	f.buf = append(f.buf, m)
 	f.mu.Unlock()

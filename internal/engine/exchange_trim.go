@@ -61,14 +61,18 @@ func TrimExchanges(ctx context.Context, conn *natsio.Conn, cfg *config.Pipeline,
 		errs    []error
 		trimmed []Trimmed
 	)
+	resumes := make([]map[string]uint64, len(retained))
+	for i, m := range retained {
+		resumes[i] = recovery.ResumePoints(m)
+	}
 	for _, ce := range configEdges(cfg) {
 		below, ok := uint64(0), len(retained) > 0
-		for _, m := range retained {
+		for i, m := range retained {
 			if !positionOfStream(ctx, conn, m, ce) {
 				ok = false
 				break
 			}
-			if r := recovery.ResumePoints(m)[ce.input]; below == 0 || r < below {
+			if r := resumes[i][ce.input]; below == 0 || r < below {
 				below = r
 			}
 		}
